@@ -1,0 +1,110 @@
+/**
+ * Everything one emulator instance (one environment) holds: accounts, their statements, the
+ * control API's settings, the request log and the rendered blank forms.
+ */
+import { z } from 'zod';
+import { FORMS, type FormSpec } from '../sources/statement-filing-service/catalogue';
+import { Accounts } from './accounts';
+import { renderBlankForm, renderStatementPdf } from './pdf';
+import { STATUS, StatementStore, type StoredStatement } from './statements';
+
+export type Environment = 'sandbox' | 'production';
+
+export const DEMO_ACCOUNT = { email: 'demo@example.com', password: 'demo-password-0123456789' } as const;
+export const DEFAULT_TOKEN_TTL_SECONDS = 14 * 24 * 3600;
+const REQUEST_LOG_LIMIT = 2_000;
+
+export const settingsSchema = z
+  .object({
+    latencyMs: z.number().int().min(0).max(600_000),
+    failStatus: z.number().int().min(100).max(599).nullable(),
+    hangMs: z.number().int().min(0).max(600_000),
+    tokenTtlSeconds: z.number().int().min(1).max(10 * 365 * 24 * 3600),
+    rotateTokens: z.boolean(),
+  })
+  .strict();
+export type Settings = z.infer<typeof settingsSchema>;
+
+export const DEFAULT_SETTINGS: Settings = {
+  latencyMs: 0, failStatus: null, hangMs: 0, tokenTtlSeconds: DEFAULT_TOKEN_TTL_SECONDS, rotateTokens: false,
+};
+
+export interface LoggedRequest {
+  readonly path: string;
+  readonly operations: readonly string[];
+  readonly uid: string | null;
+  readonly status: number;
+}
+
+export class EmulatorState {
+  readonly accounts = new Accounts();
+  settings: Settings = { ...DEFAULT_SETTINGS };
+  private readonly stores = new Map<number, StatementStore>();
+  private requestLog: LoggedRequest[] = [];
+  private readonly blankForms = new Map<FormSpec, Promise<string>>();
+
+  constructor(readonly environment: Environment) {
+    this.reset();
+  }
+
+  /** Forgets everything but the demo account (which starts again with no statements and no tokens). */
+  reset(): void {
+    this.accounts.clear();
+    this.stores.clear();
+    this.requestLog = [];
+    this.settings = { ...DEFAULT_SETTINGS };
+    this.accounts.create(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
+  }
+
+  storeOf(accountId: number): StatementStore {
+    let store = this.stores.get(accountId);
+    if (!store) {
+      store = new StatementStore(new Date().getUTCFullYear() - 1);
+      this.stores.set(accountId, store);
+    }
+    return store;
+  }
+
+  log(entry: LoggedRequest): void {
+    this.requestLog.push(entry);
+    if (this.requestLog.length > REQUEST_LOG_LIMIT) this.requestLog.splice(0, this.requestLog.length - REQUEST_LOG_LIMIT);
+  }
+
+  get requests(): readonly LoggedRequest[] {
+    return this.requestLog;
+  }
+
+  clearRequests(): void {
+    this.requestLog = [];
+  }
+
+  /** SANDBOX on every sandbox PDF; DRAFT on production PDFs until the statement is finalized. */
+  watermarkOf(statement: StoredStatement): string | null {
+    if (this.environment === 'sandbox') return 'SANDBOX';
+    return statement.status === STATUS.finalized ? null : 'DRAFT';
+  }
+
+  /** The statement's PDF, rendered once per revision and watermark. */
+  pdfOf(statement: StoredStatement): Promise<string> {
+    const watermark = this.watermarkOf(statement);
+    const key = `${statement.revision}:${watermark ?? ''}`;
+    if (statement.pdf?.key !== key) {
+      statement.pdf = { key, base64: renderStatementPdf(statement.form, statement.data, statement.otxId, watermark) };
+    }
+    return statement.pdf.base64;
+  }
+
+  blankFormOf(form: FormSpec): Promise<string> {
+    let pdf = this.blankForms.get(form);
+    if (!pdf) {
+      pdf = renderBlankForm(form);
+      this.blankForms.set(form, pdf);
+    }
+    return pdf;
+  }
+
+  /** Renders every blank form ahead of the first `statementDefinitions` call. */
+  async warmUp(): Promise<void> {
+    await Promise.all(FORMS.map((f) => this.blankFormOf(f)));
+  }
+}

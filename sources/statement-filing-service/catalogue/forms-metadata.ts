@@ -1,0 +1,328 @@
+/**
+ * What `forms.json` (the upstream's published field lists) does not say about each form: the
+ * authority's name and title, what the form calls its two parties, and which box holds each
+ * form-specific field. Box numbers and labels follow the IRS (and, for the W-2, SSA) forms.
+ * Common fields (names, addresses, TINs, tags...) are described once in `common-fields.ts`.
+ */
+
+/** `[boxNumber, boxLabel]`; a null box number for fields that sit in no numbered box. */
+export type Box = readonly [string | null, string];
+
+/** Cross-field checks that the upstream reports as validation messages. */
+export type FormRule =
+  | { readonly kind: 'together'; readonly fields: readonly string[] }
+  | { readonly kind: 'atMostOne'; readonly fields: readonly string[] };
+
+export interface FormMetadata {
+  /** Type identifier used by `statementDefinitions` and `Statement.formType`. */
+  readonly identifier: string;
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly recipientName: string;
+  readonly senderName: string;
+  readonly taxAuthority: 'IRS' | 'SSA';
+  /** Form-specific fields, in the order their boxes appear on the form. */
+  readonly boxes: Readonly<Record<string, Box>>;
+  /** Form-specific fields a statement must have to be valid (common required fields are implied). */
+  readonly required: readonly string[];
+  readonly rules: readonly FormRule[];
+}
+
+const state1099 = (s: string, id: string, w: string, inc?: string): Record<string, Box> => ({
+  stateTaxWithheld1: [w, 'State tax withheld'],
+  stateTaxWithheld2: [w, 'State tax withheld (second state)'],
+  stateAbbreviation1: [s, 'State'],
+  stateAbbreviation2: [s, 'State (second state)'],
+  stateId1: [id, "Payer's state no."],
+  stateId2: [id, "Payer's state no. (second state)"],
+  ...(inc
+    ? { stateIncome1: [inc, 'State income'], stateIncome2: [inc, 'State income (second state)'] }
+    : {}),
+});
+
+export const FORMS_METADATA: Readonly<Record<string, FormMetadata>> = {
+  F1098: {
+    identifier: 'f1098', name: 'Form 1098', title: 'Mortgage Interest Statement',
+    description: 'Reports mortgage interest of $600 or more received from an individual in the course of a trade or business.',
+    recipientName: 'payer/borrower', senderName: 'recipient/lender', taxAuthority: 'IRS',
+    boxes: {
+      mortgageInterest: ['1', 'Mortgage interest received from payer(s)/borrower(s)'],
+      outstandingPrincipal: ['2', 'Outstanding mortgage principal'],
+      originationDate: ['3', 'Mortgage origination date'],
+      refundOverpaidInterest: ['4', 'Refund of overpaid interest'],
+      mortgageInsurancePremiums: ['5', 'Mortgage insurance premiums'],
+      points: ['6', 'Points paid on purchase of principal residence'],
+      propertyAddressSameAsBorrower: ['7', "Address of property securing mortgage is the same as payer's/borrower's address"],
+      propertyAddress: ['8', 'Address or description of property securing mortgage'],
+      numberProperties: ['9', 'Number of properties securing the mortgage'],
+      other: ['10', 'Other'],
+      mortgageAcqDate: ['11', 'Mortgage acquisition date'],
+    },
+    required: ['mortgageInterest'], rules: [],
+  },
+  F1098e: {
+    identifier: 'f1098e', name: 'Form 1098-E', title: 'Student Loan Interest Statement',
+    description: 'Reports student loan interest of $600 or more received in the course of a trade or business.',
+    recipientName: 'borrower', senderName: 'recipient/lender', taxAuthority: 'IRS',
+    boxes: {
+      interestReceived: ['1', 'Student loan interest received by lender'],
+      box1DoesNotIncludeFees: ['2', 'Box 1 does not include loan origination fees and/or capitalized interest'],
+    },
+    required: ['interestReceived'], rules: [],
+  },
+  F1098t: {
+    identifier: 'f1098t', name: 'Form 1098-T', title: 'Tuition Statement',
+    description: 'Reports qualified tuition and related expenses paid to an eligible educational institution.',
+    recipientName: 'student', senderName: 'filer', taxAuthority: 'IRS',
+    boxes: {
+      paymentsReceivedTuition: ['1', 'Payments received for qualified tuition and related expenses'],
+      reportingMethodChanged: ['3', 'Check if you have changed your reporting method'],
+      priorYearAdjustments: ['4', 'Adjustments made for a prior year'],
+      scholarshipsGrants: ['5', 'Scholarships or grants'],
+      adjustmentsScholarshipsGrants: ['6', 'Adjustments to scholarships or grants for a prior year'],
+      box1IncludesFollowingYear: ['7', 'Box 1 includes amounts for an academic period beginning January-March of the following year'],
+      halfTimeStudent: ['8', 'Check if at least half-time student'],
+      graduateStudent: ['9', 'Check if graduate student'],
+      insuranceReimbursementsRefunds: ['10', 'Insurance contract reimbursement/refund'],
+    },
+    required: ['paymentsReceivedTuition'], rules: [],
+  },
+  F1099div: {
+    identifier: 'f1099div', name: 'Form 1099-DIV', title: 'Dividends and Distributions',
+    description: 'Reports dividends and other distributions paid to a recipient.',
+    recipientName: 'recipient', senderName: 'payer', taxAuthority: 'IRS',
+    boxes: {
+      ordinaryDividends: ['1a', 'Total ordinary dividends'],
+      qualifiedDividends: ['1b', 'Qualified dividends'],
+      capitalGainDistributions: ['2a', 'Total capital gain distributions'],
+      unrecapturedSec1250Gain: ['2b', 'Unrecaptured Section 1250 gain'],
+      section1202Gain: ['2c', 'Section 1202 gain'],
+      collectiblesGain: ['2d', 'Collectibles (28%) gain'],
+      section897OrdinaryDividends: ['2e', 'Section 897 ordinary dividends'],
+      section897CapitalGain: ['2f', 'Section 897 capital gain'],
+      nondividendDistributions: ['3', 'Nondividend distributions'],
+      federalTaxWithheld: ['4', 'Federal income tax withheld'],
+      section199aDividends: ['5', 'Section 199A dividends'],
+      investmentExpenses: ['6', 'Investment expenses'],
+      foreignTaxPaid: ['7', 'Foreign tax paid'],
+      foreignCountryOrPoss: ['8', 'Foreign country or U.S. possession'],
+      cashLiquidationDistributions: ['9', 'Cash liquidation distributions'],
+      noncashLiquidationDistributions: ['10', 'Noncash liquidation distributions'],
+      fatcaRequirement: ['11', 'FATCA filing requirement'],
+      exemptInterestDividends: ['12', 'Exempt-interest dividends'],
+      privateActivityBondDividends: ['13', 'Specified private activity bond interest dividends'],
+      ...state1099('14', '15', '16'),
+    },
+    required: ['ordinaryDividends'], rules: [],
+  },
+  F1099int: {
+    identifier: 'f1099int', name: 'Form 1099-INT', title: 'Interest Income',
+    description: 'Reports interest income paid to a recipient.',
+    recipientName: 'recipient', senderName: 'payer', taxAuthority: 'IRS',
+    boxes: {
+      senderRtn: [null, "Payer's RTN (optional)"],
+      interestIncome: ['1', 'Interest income'],
+      earlyWithdrawalPenalty: ['2', 'Early withdrawal penalty'],
+      interestSavingsBonds: ['3', 'Interest on U.S. Savings Bonds and Treasury obligations'],
+      federalTaxWithheld: ['4', 'Federal income tax withheld'],
+      investmentExpenses: ['5', 'Investment expenses'],
+      foreignTaxPaid: ['6', 'Foreign tax paid'],
+      foreignCountryOrPoss: ['7', 'Foreign country or U.S. possession'],
+      taxExemptInterest: ['8', 'Tax-exempt interest'],
+      specifiedBondInterest: ['9', 'Specified private activity bond interest'],
+      marketDiscount: ['10', 'Market discount'],
+      bondPremium: ['11', 'Bond premium'],
+      bondPremiumTreasury: ['12', 'Bond premium on Treasury obligations'],
+      bondPremiumTaxExempt: ['13', 'Bond premium on tax-exempt bond'],
+      taxExemptCusipNo: ['14', 'Tax-exempt and tax credit bond CUSIP no.'],
+      fatcaRequirement: [null, 'FATCA filing requirement'],
+      ...state1099('15', '16', '17'),
+    },
+    required: ['interestIncome'], rules: [],
+  },
+  F1099misc: {
+    identifier: 'f1099misc', name: 'Form 1099-MISC', title: 'Miscellaneous Information',
+    description: 'Reports rents, royalties, prizes and other miscellaneous payments.',
+    recipientName: 'recipient', senderName: 'payer', taxAuthority: 'IRS',
+    boxes: {
+      rents: ['1', 'Rents'],
+      royalties: ['2', 'Royalties'],
+      otherIncome: ['3', 'Other income'],
+      federalTaxWithheld: ['4', 'Federal income tax withheld'],
+      fishingBoatProceeds: ['5', 'Fishing boat proceeds'],
+      medicalPayments: ['6', 'Medical and health care payments'],
+      senderMadeDirectSales: ['7', 'Payer made direct sales totaling $5,000 or more of consumer products to recipient for resale'],
+      substitutePayments: ['8', 'Substitute payments in lieu of dividends or interest'],
+      cropInsuranceProceeds: ['9', 'Crop insurance proceeds'],
+      grossProceedsAttorney: ['10', 'Gross proceeds paid to an attorney'],
+      fishPurchasedResale: ['11', 'Fish purchased for resale'],
+      section409aDeferrals: ['12', 'Section 409A deferrals'],
+      fatcaRequirement: ['13', 'FATCA filing requirement'],
+      excessGoldenParachute: ['14', 'Excess golden parachute payments'],
+      nonqualDeferredComp: ['15', 'Nonqualified deferred compensation'],
+      nonemployeeCompensation: [null, 'Nonemployee compensation (tax years before 2020)'],
+      section409aIncome: [null, 'Section 409A income (tax years before 2020)'],
+      ...state1099('17', '17', '16', '18'),
+    },
+    required: [], rules: [],
+  },
+  F1099nec: {
+    identifier: 'f1099nec', name: 'Form 1099-NEC', title: 'Nonemployee Compensation',
+    description: 'Reports payments of $600 or more for services performed by someone who is not an employee.',
+    recipientName: 'recipient', senderName: 'payer', taxAuthority: 'IRS',
+    boxes: {
+      nonemployeeComp: ['1', 'Nonemployee compensation'],
+      senderMadeDirectSales: ['2', 'Payer made direct sales totaling $5,000 or more of consumer products to recipient for resale'],
+      federalTaxWithheld: ['4', 'Federal income tax withheld'],
+      fatcaRequirement: [null, 'FATCA filing requirement'],
+      ...state1099('6', '6', '5', '7'),
+    },
+    required: ['nonemployeeComp'], rules: [],
+  },
+  F1099r: {
+    identifier: 'f1099r', name: 'Form 1099-R', title: 'Distributions From Pensions, Annuities, Retirement or Profit-Sharing Plans, IRAs, Insurance Contracts, etc.',
+    description: 'Reports distributions from retirement plans, IRAs, annuities and insurance contracts.',
+    recipientName: 'recipient', senderName: 'payer', taxAuthority: 'IRS',
+    boxes: {
+      grossDistribution: ['1', 'Gross distribution'],
+      taxableAmount: ['2a', 'Taxable amount'],
+      taxableAmountNotDetermined: ['2b', 'Taxable amount not determined'],
+      totalDistribution: ['2b', 'Total distribution'],
+      capitalGain: ['3', 'Capital gain (included in box 2a)'],
+      federalTaxWithheld: ['4', 'Federal income tax withheld'],
+      employeeContributions: ['5', 'Employee contributions/Designated Roth contributions or insurance premiums'],
+      netUnrealizedAppreciation: ['6', "Net unrealized appreciation in employer's securities"],
+      distributionCodes: ['7', 'Distribution code(s)'],
+      iraSepSimple: ['7', 'IRA/SEP/SIMPLE'],
+      other: ['8', 'Other'],
+      otherPercent: ['8', 'Other (percent)'],
+      yourPercentageTotal: ['9a', 'Your percentage of total distribution'],
+      totalEmployeeContributions: ['9b', 'Total employee contributions'],
+      amountAllocableIrr: ['10', 'Amount allocable to IRR within 5 years'],
+      firstYearDesignatedRoth: ['11', '1st year of designated Roth contributions'],
+      fatcaRequirement: ['12', 'FATCA filing requirement'],
+      dateOfPayment: ['13', 'Date of payment'],
+      stateTaxWithheld: ['14', 'State tax withheld'],
+      stateAbbreviation: ['15', 'State'],
+      stateId: ['15', "Payer's state no."],
+      stateDistribution: ['16', 'State distribution'],
+      localTaxWithheld: ['17', 'Local tax withheld'],
+      localityName: ['18', 'Name of locality'],
+      localDistribution: ['19', 'Local distribution'],
+    },
+    required: ['grossDistribution', 'distributionCodes'], rules: [],
+  },
+  F3921: {
+    identifier: 'f3921', name: 'Form 3921', title: 'Exercise of an Incentive Stock Option Under Section 422(b)',
+    description: 'Reports the transfer of stock acquired through the exercise of an incentive stock option.',
+    recipientName: 'employee', senderName: 'corporation', taxAuthority: 'IRS',
+    boxes: {
+      dateOptionGranted: ['1', 'Date option granted'],
+      dateOptionExercised: ['2', 'Date option exercised'],
+      exercisePricePerShare: ['3', 'Exercise price per share'],
+      fmvPerShare: ['4', 'Fair market value per share on exercise date'],
+      numberSharesTransferred: ['5', 'No. of shares transferred'],
+      corporationInfo: ['6', 'If other than transferor, name, address, and EIN of corporation whose stock is being transferred'],
+    },
+    required: ['dateOptionGranted', 'dateOptionExercised', 'exercisePricePerShare', 'fmvPerShare', 'numberSharesTransferred'],
+    rules: [],
+  },
+  F3922: {
+    identifier: 'f3922', name: 'Form 3922', title: 'Transfer of Stock Acquired Through an Employee Stock Purchase Plan Under Section 423(c)',
+    description: 'Reports the first transfer of legal title of stock acquired through an employee stock purchase plan.',
+    recipientName: 'employee', senderName: 'corporation', taxAuthority: 'IRS',
+    boxes: {
+      dateOptionGranted: ['1', 'Date option granted'],
+      dateOptionExercised: ['2', 'Date option exercised'],
+      fmvGrantDate: ['3', 'Fair market value per share on grant date'],
+      fmvExerciseDate: ['4', 'Fair market value per share on exercise date'],
+      exercisePricePerShare: ['5', 'Exercise price paid per share'],
+      numberSharesTransferred: ['6', 'No. of shares transferred'],
+      dateTitleTransferred: ['7', 'Date legal title transferred'],
+      exercisePpsIfOptionExercisedGrantDate: ['8', 'Exercise price per share determined as if the option was exercised on the date shown in box 1'],
+    },
+    required: ['dateOptionGranted', 'dateOptionExercised', 'exercisePricePerShare', 'numberSharesTransferred'],
+    rules: [],
+  },
+  F5498: {
+    identifier: 'f5498', name: 'Form 5498', title: 'IRA Contribution Information',
+    description: 'Reports contributions, rollovers, conversions and the fair market value of an IRA.',
+    recipientName: 'participant', senderName: 'trustee or issuer', taxAuthority: 'IRS',
+    boxes: {
+      iraContributions: ['1', 'IRA contributions (other than amounts in boxes 2-4, 8-10, 13a, 14a, and 15a)'],
+      rolloverContributions: ['2', 'Rollover contributions'],
+      rothConversion: ['3', 'Roth IRA conversion amount'],
+      recharacterizedContributions: ['4', 'Recharacterized contributions'],
+      accountFmv: ['5', 'Fair market value of account'],
+      lifeInsuranceCost: ['6', 'Life insurance cost included in box 1'],
+      ira: ['7', 'IRA'],
+      sep: ['7', 'SEP'],
+      simple: ['7', 'SIMPLE'],
+      roth: ['7', 'Roth IRA'],
+      sepContributions: ['8', 'SEP contributions'],
+      simpleContributions: ['9', 'SIMPLE contributions'],
+      rothContributions: ['10', 'Roth IRA contributions'],
+      rmdNextYear: ['11', 'Check if RMD for next year'],
+      rmdDate: ['12a', 'RMD date'],
+      rmdAmount: ['12b', 'RMD amount'],
+      lateContributionAmount: ['13a', 'Postponed/late contribution'],
+      lateContributionYear: ['13b', 'Year'],
+      lateContributionCode: ['13c', 'Code'],
+      repaymentAmount: ['14a', 'Repayments'],
+      repaymentCode: ['14b', 'Code'],
+      assetAmount: ['15a', 'FMV of certain specified assets'],
+      assetCode: ['15b', 'Code(s)'],
+    },
+    required: [],
+    rules: [
+      { kind: 'atMostOne', fields: ['ira', 'sep', 'simple', 'roth'] },
+      { kind: 'together', fields: ['lateContributionYear', 'lateContributionCode'] },
+    ],
+  },
+  Fw2: {
+    identifier: 'fw2', name: 'Form W-2', title: 'Wage and Tax Statement',
+    description: 'Reports wages paid to an employee and the taxes withheld from them.',
+    recipientName: 'employee', senderName: 'employer', taxAuthority: 'SSA',
+    boxes: {
+      controlNumber: ['d', 'Control number'],
+      wagesTipsOtherComp: ['1', 'Wages, tips, other compensation'],
+      federalTaxWithheld: ['2', 'Federal income tax withheld'],
+      socialSecurityWages: ['3', 'Social security wages'],
+      socialSecurityTaxWithheld: ['4', 'Social security tax withheld'],
+      medicareWages: ['5', 'Medicare wages and tips'],
+      medicareTaxWithheld: ['6', 'Medicare tax withheld'],
+      socialSecurityTips: ['7', 'Social security tips'],
+      allocatedTips: ['8', 'Allocated tips'],
+      verificationCode: ['9', 'Verification code'],
+      dependentCareBenefits: ['10', 'Dependent care benefits'],
+      nonqualifiedPlans: ['11', 'Nonqualified plans'],
+      nonqualifiedPlansNonSec457: ['11', 'Nonqualified plans (not section 457)'],
+      box12Code1: ['12a', 'Code'], box12Amount1: ['12a', 'Amount'],
+      box12Code2: ['12b', 'Code'], box12Amount2: ['12b', 'Amount'],
+      box12Code3: ['12c', 'Code'], box12Amount3: ['12c', 'Amount'],
+      box12Code4: ['12d', 'Code'], box12Amount4: ['12d', 'Amount'],
+      statutoryEmployee: ['13', 'Statutory employee'],
+      retirementPlan: ['13', 'Retirement plan'],
+      thirdPartySickPay: ['13', 'Third-party sick pay'],
+      otherCode1: ['14', 'Other (description)'], otherAmount1: ['14', 'Other (amount)'],
+      otherCode2: ['14', 'Other (description)'], otherAmount2: ['14', 'Other (amount)'],
+      otherCode3: ['14', 'Other (description)'], otherAmount3: ['14', 'Other (amount)'],
+      otherCode4: ['14', 'Other (description)'], otherAmount4: ['14', 'Other (amount)'],
+      stateAbbreviation: ['15', 'State'],
+      stateId: ['15', "Employer's state ID number"],
+      stateWages: ['16', 'State wages, tips, etc.'],
+      stateIncomeTax: ['17', 'State income tax'],
+      localWages: ['18', 'Local wages, tips, etc.'],
+      localIncomeTax: ['19', 'Local income tax'],
+      localityName: ['20', 'Locality name'],
+    },
+    required: ['wagesTipsOtherComp'],
+    rules: [
+      { kind: 'together', fields: ['box12Code1', 'box12Amount1'] },
+      { kind: 'together', fields: ['box12Code2', 'box12Amount2'] },
+      { kind: 'together', fields: ['box12Code3', 'box12Amount3'] },
+      { kind: 'together', fields: ['box12Code4', 'box12Amount4'] },
+    ],
+  },
+};
