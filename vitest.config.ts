@@ -1,6 +1,15 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(__filename);
+
 export default defineConfig({
+  resolve: {
+    // graphql 16 ships CJS (main) and ESM (module). Node loads the CJS one for dependencies such
+    // as @graphql-tools; Vite would pick the ESM one for our sources, and graphql-js refuses
+    // schemas from "another module or realm". One copy for everybody:
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Every test file starts its own emulator on a free loopback port; files run in parallel.

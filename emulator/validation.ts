@@ -87,14 +87,16 @@ export function validateStatement(form: FormSpec, data: StatementData): string[]
   }
   messages.push(...recipientNameMessages(form, data));
   const taxYear = typeof data.taxYear === 'number' ? data.taxYear : null;
+  const yearDef = form.fields.find((d) => d.identifier === 'taxYear');
+  const yearSupported = taxYear !== null && yearDef !== undefined && yearDef.yearsUsed.includes(taxYear);
+  if (taxYear !== null && !yearSupported) messages.push(`Tax year ${taxYear} is not supported`);
   for (const def of form.fields) {
     const value = data[def.identifier];
     if (isBlank(value) || value === undefined || value === null) continue;
     const message = typeMessage(def, value);
     if (message) messages.push(message);
-    if (def.identifier === 'taxYear') {
-      if (taxYear !== null && !def.yearsUsed.includes(taxYear)) messages.push(`Tax year ${taxYear} is not supported`);
-    } else if (taxYear !== null && value !== false && !def.yearsUsed.includes(taxYear)) {
+    // Fields that a form dropped (or added) in some year; only meaningful for a supported year.
+    if (yearSupported && value !== false && !def.yearsUsed.includes(taxYear)) {
       messages.push(`${humanize(def.identifier)} is not used in tax year ${taxYear}`);
     }
   }
