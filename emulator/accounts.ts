@@ -1,7 +1,9 @@
 /**
- * Accounts and credentials as devise_token_auth keeps them: one token per `client` (device) per
- * account, at most 10 clients, each with an expiry; with `change_headers_on_each_request` a new
- * access-token on every authenticated response, the previous one still accepted for 5 seconds.
+ * Accounts and credentials as devise_token_auth 1.2 keeps them: one token per `client` (device)
+ * per account, at most 10 clients, each with an expiry. With `change_headers_on_each_request` a new
+ * access-token on every authenticated response: the token it replaces (`previous_token`) stays
+ * valid until the next rotation, the one before that (`last_token`) only within the 5-second batch
+ * window (`token_can_be_reused?`).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -10,9 +12,10 @@ export const MAX_CLIENTS_PER_ACCOUNT = 10;
 
 interface ClientToken {
   token: string;
+  previousToken: string | null;
+  lastToken: string | null;
   /** Epoch seconds, as devise_token_auth's `expiry`. */
   expiry: number;
-  lastToken: string | null;
   updatedAtMs: number;
 }
 
@@ -94,7 +97,7 @@ export class Accounts {
     const client = randomBytes(16).toString('base64url');
     const token = newToken();
     const expiry = Math.floor(this.now() / 1000) + ttlSeconds;
-    account.tokens.set(client, { token, expiry, lastToken: null, updatedAtMs: this.now() });
+    account.tokens.set(client, { token, previousToken: null, lastToken: null, expiry, updatedAtMs: this.now() });
     while (account.tokens.size > MAX_CLIENTS_PER_ACCOUNT) {
       const oldest = [...account.tokens.entries()].sort((a, b) => a[1].expiry - b[1].expiry)[0];
       if (oldest) account.tokens.delete(oldest[0]);
@@ -103,8 +106,8 @@ export class Accounts {
   }
 
   /**
-   * devise_token_auth's `valid_token?`: the current token before its expiry, or the previous one
-   * within the batch window after it was replaced (`token_can_be_reused?`).
+   * devise_token_auth's `valid_token?`: the current or previous token before the expiry
+   * (`token_is_current?`), or the last token within the batch window (`token_can_be_reused?`).
    */
   authenticate(uid: string | undefined, client: string | undefined, token: string | undefined): Authentication {
     if (!uid || !client || !token) return { ok: false };
@@ -113,15 +116,16 @@ export class Accounts {
     if (!account || !entry) return { ok: false };
     const nowMs = this.now();
     if (entry.expiry * 1000 <= nowMs) return { ok: false };
-    const current = safeEqual(entry.token, token);
+    const current = safeEqual(entry.token, token) || (entry.previousToken !== null && safeEqual(entry.previousToken, token));
     const reusable = entry.lastToken !== null && safeEqual(entry.lastToken, token) && nowMs - entry.updatedAtMs < BATCH_WINDOW_MS;
     return current || reusable ? { ok: true, account, client, token } : { ok: false };
   }
 
   /**
    * The credential headers of an authenticated response when tokens rotate: a new token, unless the
-   * request falls inside the batch window of the last rotation, where devise answers a blank
-   * `access-token` (a single space) so that a racing response never hands out a stale token.
+   * request is a batch request (a last token exists and the last rotation is under 5 seconds old),
+   * where devise answers a blank `access-token` (a single space) so that a racing response never
+   * hands out a stale token, and extends the window.
    */
   rotate(account: Account, client: string, ttlSeconds: number): Credential | 'batch' {
     const entry = account.tokens.get(client);
@@ -131,11 +135,18 @@ export class Accounts {
       entry.updatedAtMs = nowMs; // extend_batch_buffer
       return 'batch';
     }
-    entry.lastToken = entry.token;
+    entry.lastToken = entry.previousToken;
+    entry.previousToken = entry.token;
     entry.token = newToken();
     entry.updatedAtMs = nowMs;
     entry.expiry = Math.floor(nowMs / 1000) + ttlSeconds;
     return { accessToken: entry.token, client, uid: account.email, expiry: entry.expiry };
+  }
+
+  /** The headers devise sends without rotation: the presented token again, with its client's expiry. */
+  echo(account: Account, client: string, token: string): Credential {
+    const expiry = account.tokens.get(client)?.expiry ?? 0;
+    return { accessToken: token, client, uid: account.email, expiry };
   }
 
   signOut(uid: string | undefined, client: string | undefined, token: string | undefined): boolean {

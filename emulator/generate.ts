@@ -42,14 +42,21 @@ export type GenerateResult =
 
 export function generateStatements(store: StatementStore, form: FormSpec, count: number, prefix?: string): GenerateResult {
   const taxYear = new Date().getUTCFullYear() - 1;
-  const base = prefix ?? `${form.metadata.identifier}-`;
-  // Without a prefix, numbering continues after the account's statements so that calls never collide.
-  const start = prefix === undefined ? store.size + 1 : 1;
-  const ids = Array.from({ length: count }, (_, i) => `${base}${start + i}`);
-  const taken = ids.find((id) => store.hasUploaderId(id));
-  if (taken) return { ok: false, error: `Uploader ${taken} has already been taken` };
+  let ids: string[];
+  if (prefix === undefined) {
+    // Without a prefix the ids continue an account-wide sequence, skipping any id already taken.
+    ids = [];
+    while (ids.length < count) {
+      const id = `${form.metadata.identifier}-${store.nextSequence()}`;
+      if (!store.hasUploaderId(id)) ids.push(id);
+    }
+  } else {
+    ids = Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
+    const taken = ids.find((id) => store.hasUploaderId(id));
+    if (taken) return { ok: false, error: `Uploader ${taken} has already been taken` };
+  }
   const created = ids.map((uploaderId, i) => {
-    const data = sampleStatement(form, uploaderId, taxYear, start + i - 1);
+    const data = sampleStatement(form, uploaderId, taxYear, i);
     const messages = validateStatement(form, data);
     if (messages.length > 0) throw new Error(`generated ${form.key} statement is invalid: ${messages.join('; ')}`);
     const s = store.add(form, data);

@@ -21,10 +21,21 @@ function printable(text: string): string {
   return text.replace(/[^\x20-\x7E\xA0-\xFF]/g, '?');
 }
 
+/** No box or line holds more than this many characters; longer values are cut before measuring. */
+const MAX_DRAWN_CHARS = 200;
+
+/** The longest prefix that fits the width (binary search: values can be long, rendering blocks the loop). */
 function fit(font: PDFFont, text: string, size: number, width: number): string {
-  let out = printable(text);
-  while (out.length > 1 && font.widthOfTextAtSize(out, size) > width) out = out.slice(0, -2) + '.';
-  return out;
+  const full = printable(text.slice(0, MAX_DRAWN_CHARS));
+  if (font.widthOfTextAtSize(full, size) <= width) return full;
+  let lo = 0;
+  let hi = full.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (font.widthOfTextAtSize(`${full.slice(0, mid)}.`, size) <= width) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${full.slice(0, lo)}.`;
 }
 
 function formatValue(value: StatementData[string]): string {
@@ -38,7 +49,7 @@ function drawHeader(page: PDFPage, fonts: Fonts, form: FormSpec, subtitle: strin
   const { margin, height } = PAGE;
   page.drawText(printable(form.metadata.name), { x: margin, y: height - margin - 14, size: 16, font: fonts.bold });
   page.drawText(fit(fonts.regular, form.metadata.title, 10, 400), { x: margin + 130, y: height - margin - 12, size: 10, font: fonts.regular });
-  page.drawText(printable(subtitle), { x: margin, y: height - margin - 30, size: 8, font: fonts.regular });
+  page.drawText(fit(fonts.regular, subtitle, 8, PAGE.width - 2 * margin), { x: margin, y: height - margin - 30, size: 8, font: fonts.regular });
 }
 
 function drawWatermark(page: PDFPage, fonts: Fonts, text: string): void {

@@ -17,7 +17,8 @@ const REQUEST_LOG_LIMIT = 2_000;
 export const settingsSchema = z
   .object({
     latencyMs: z.number().int().min(0).max(600_000),
-    failStatus: z.number().int().min(100).max(599).nullable(),
+    // A final status with a body: 1xx would leave clients waiting, 204/205/304 carry no body.
+    failStatus: z.number().int().min(200).max(599).refine((s) => ![204, 205, 304].includes(s), 'a status with a body').nullable(),
     hangMs: z.number().int().min(0).max(600_000),
     tokenTtlSeconds: z.number().int().min(1).max(10 * 365 * 24 * 3600),
     rotateTokens: z.boolean(),

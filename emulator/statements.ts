@@ -40,11 +40,18 @@ export interface Selection {
 export class StatementStore {
   private readonly byOtxId = new Map<string, StoredStatement>();
   private readonly byUploaderId = new Map<string, StoredStatement>();
+  private sequence = 0;
 
   constructor(private readonly defaultTaxYear: number) {}
 
   get size(): number {
     return this.byOtxId.size;
+  }
+
+  /** A number that only goes up, for generated uploaderIds. */
+  nextSequence(): number {
+    this.sequence += 1;
+    return this.sequence;
   }
 
   hasUploaderId(uploaderId: string): boolean {

@@ -4,7 +4,7 @@
  * into an add mutation) are not kept.
  */
 import {
-  Kind, parse, validate, type DocumentNode, type FragmentDefinitionNode, type GraphQLError,
+  GraphQLError, Kind, parse, validate, type DocumentNode, type FragmentDefinitionNode,
   type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 
@@ -31,12 +31,17 @@ function rootFieldsOf(set: SelectionSetNode, fragments: ReadonlyMap<string, Frag
   });
 }
 
+/** parse() throws GraphQLErrors for syntax, but a RangeError when a document nests too deeply. */
+function asGraphqlError(error: unknown): GraphQLError {
+  return error instanceof GraphQLError ? error : new GraphQLError('The document nests too deeply to be parsed');
+}
+
 function prepare(schema: GraphQLSchema, query: string): PreparedDocument {
   let document: DocumentNode;
   try {
     document = parse(query);
   } catch (error) {
-    return { document: null, errors: [error as GraphQLError], rootFields: new Map() };
+    return { document: null, errors: [asGraphqlError(error)], rootFields: new Map() };
   }
   const fragments = new Map(
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
@@ -46,7 +51,13 @@ function prepare(schema: GraphQLSchema, query: string): PreparedDocument {
       .filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
       .map((op) => [op.name?.value ?? '', rootFieldsOf(op.selectionSet, fragments)]),
   );
-  return { document, errors: validate(schema, document), rootFields };
+  let errors: readonly GraphQLError[];
+  try {
+    errors = validate(schema, document);
+  } catch (error) {
+    errors = [asGraphqlError(error)];
+  }
+  return { document, errors, rootFields };
 }
 
 export class DocumentCache {

@@ -57,7 +57,8 @@ function page(ctx: EmulatorContext, all: StoredStatement[], args: PageArgs): Rec
   if (first !== null) to = Math.min(to, from + first);
   if (last !== null) from = Math.max(from, to - last);
   if (first === null && last === null) to = Math.min(to, from + PAGE_LIMIT);
-  const hasNext = to < windowEnd || (args.before != null && windowEnd < all.length && first === null);
+  // graphql-ruby's ArrayConnection: a `before` cursor past the start means there is a next page.
+  const hasNext = args.before != null ? windowEnd > 0 : to < windowEnd;
   const hasPrev = last !== null ? from > windowStart : windowStart > 0;
   return connection(ctx, all, from, to, hasPrev, hasNext);
 }

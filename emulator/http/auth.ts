@@ -41,10 +41,25 @@ export function signIn(state: EmulatorState, params: Params, res: ServerResponse
   return account.email;
 }
 
-/** The credential as headers or, as the upstream's JavaScript tutorial sends it, in the JSON body. */
+function bearerValues(req: IncomingMessage): Params {
+  const match = /^Bearer\s+(\S+)$/i.exec(str(req.headers.authorization) ?? '');
+  if (!match?.[1]) return {};
+  try {
+    const value: unknown = JSON.parse(Buffer.from(match[1], 'base64').toString('utf8'));
+    return value !== null && typeof value === 'object' ? (value as Params) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The credential as devise_token_auth reads it: request headers, else request params (the JSON body,
+ * as the upstream's JavaScript tutorial signs out), else `Authorization: Bearer <base-64 JSON>`.
+ */
 export function credentialOf(req: IncomingMessage, params: Params): { uid?: string; client?: string; token?: string } {
-  const header = (name: string): string | undefined => str(req.headers[name]) ?? str(params[name]);
-  return { uid: header('uid'), client: header('client'), token: header('access-token') };
+  const bearer = bearerValues(req);
+  const value = (name: string): string | undefined => str(req.headers[name]) ?? str(params[name]) ?? str(bearer[name]);
+  return { uid: value('uid'), client: value('client'), token: value('access-token') };
 }
 
 export function signOut(state: EmulatorState, req: IncomingMessage, params: Params, res: ServerResponse): string | null {

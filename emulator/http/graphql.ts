@@ -41,17 +41,19 @@ export async function handleGraphql(
   const query = str(params.query);
   const prepared = query ? documents.get(query) : null;
   const operations = prepared ? selectedRootFields(prepared, str(params.operationName)) : [];
-  const { uid, client, token } = credentialOf(req, {});
+  const { uid, client, token } = credentialOf(req, params);
   const auth = state.accounts.authenticate(uid, client, token);
   if (!auth.ok && needsCredential(operations)) {
     sendJson(res, 401, { errors: [SIGN_IN_REQUIRED] });
     return { operations, uid: null, status: 401 };
   }
   const account = auth.ok ? auth.account : null;
-  const headers: Record<string, string> = {};
+  let headers: Record<string, string> = {};
   if (auth.ok && state.settings.rotateTokens) {
     const rotated = state.accounts.rotate(auth.account, auth.client, state.settings.tokenTtlSeconds);
-    Object.assign(headers, rotated === 'batch' ? batchHeaders(auth.client, auth.account.email) : credentialHeaders(rotated));
+    headers = rotated === 'batch' ? batchHeaders(auth.client, auth.account.email) : credentialHeaders(rotated);
+  } else if (auth.ok) {
+    headers = credentialHeaders(state.accounts.echo(auth.account, auth.client, auth.token));
   }
   const result = await run(schema, prepared, params, { state, account });
   sendJson(res, 200, result, headers);

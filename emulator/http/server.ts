@@ -55,7 +55,7 @@ export function createEmulatorServer(state: EmulatorState): EmulatorServer {
     const record = (status: number, uid: string | null, operations: readonly string[] = []) =>
       state.log({ path, operations, uid, status });
     if (failStatus !== null) {
-      const c = credentialOf(req, {});
+      const c = credentialOf(req, params);
       const auth = state.accounts.authenticate(c.uid, c.client, c.token);
       sendFailure(res, failStatus);
       return record(failStatus, auth.ok ? auth.account.email : null, path === '/v2/graphql' ? operationsOf(documents, params) : []);

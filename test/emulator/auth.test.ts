@@ -96,6 +96,16 @@ describe('emulator credential headers on /v2/graphql', () => {
     expect((await graphql(ctx.url, partial, GREETING)).status).toBe(401);
   });
 
+  it('accepts the credential as Authorization: Bearer with the base-64 JSON devise_token_auth issues', async () => {
+    const res = await signInRaw(ctx.url, DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
+    const answer = await fetch(`${ctx.url}/v2/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: res.headers.get('authorization') ?? '' },
+      body: JSON.stringify({ query: GREETING }),
+    });
+    expect(answer.status).toBe(200);
+  });
+
   it('answers 401 to a forged access-token', async () => {
     const credential = await signIn(ctx.url);
     expect((await graphql(ctx.url, { ...credential, 'access-token': 'forged-token-000000' }, GREETING)).status).toBe(401);
@@ -156,16 +166,20 @@ describe('emulator sign-out', () => {
 });
 
 describe('emulator token rotation (rotateTokens)', () => {
-  it('keeps the access-token and sends no credential headers when rotation is off (the default)', async () => {
+  const rotateOn = () => control(ctx.url, 'PATCH', '/__emulator/settings', { rotateTokens: true });
+  const rotatedToken = async (credential: Credential) => credentialFrom((await graphql(ctx.url, credential, GREETING)).headers)['access-token'];
+
+  it('echoes the presented credential in the answer headers when rotation is off (the default)', async () => {
     const credential = await signIn(ctx.url);
     const res = await graphql(ctx.url, credential, GREETING);
     expect(res.status).toBe(200);
-    expect(res.headers.get('access-token')).toBeNull();
+    expect(credentialFrom(res.headers)).toEqual(credential);
+    expect(res.headers.get('authorization')).toMatch(/^Bearer /);
     expect((await graphql(ctx.url, credential, GREETING)).status).toBe(200);
   });
 
   it('sends a new access-token on an authenticated answer when rotation is on', async () => {
-    await control(ctx.url, 'PATCH', '/__emulator/settings', { rotateTokens: true });
+    await rotateOn();
     const credential = await signIn(ctx.url);
     const res = await graphql(ctx.url, credential, GREETING);
     const rotated = credentialFrom(res.headers);
@@ -174,27 +188,37 @@ describe('emulator token rotation (rotateTokens)', () => {
     expect((await graphql(ctx.url, rotated, GREETING)).status).toBe(200);
   });
 
-  it('accepts the previous token inside the 5-second batch window and answers a blank access-token there', async () => {
-    await control(ctx.url, 'PATCH', '/__emulator/settings', { rotateTokens: true });
-    const credential = await signIn(ctx.url);
-    const first = await graphql(ctx.url, credential, GREETING);
-    const rotated = credentialFrom(first.headers)['access-token'];
-    // Concurrent requests still holding the old token, inside the batch window:
-    const racing = await Promise.all([1, 2, 3].map(() => graphql(ctx.url, credential, GREETING)));
+  it('keeps accepting the replaced token until the next rotation, as devise 1.2\'s previous_token', async () => {
+    await rotateOn();
+    const t0 = await signIn(ctx.url);
+    await rotatedToken(t0);
+    await sleep(5100);
+    const res = await graphql(ctx.url, t0, GREETING);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-token')).not.toBe(t0['access-token']);
+  });
+
+  it('answers a blank access-token to batch requests, inside 5 seconds of a rotation that left a last token', async () => {
+    await rotateOn();
+    const t0 = await signIn(ctx.url);
+    const t1 = { ...t0, 'access-token': await rotatedToken(t0) };
+    const t2 = { ...t0, 'access-token': await rotatedToken(t1) };
+    const racing = await Promise.all([t0, t1, t2].map((c) => graphql(ctx.url, c, GREETING)));
     for (const res of racing) {
       expect(res.status).toBe(200);
       expect(res.headers.get('access-token')).toBe('');
+      expect(res.headers.get('client')).toBe(t0.client);
     }
-    expect((await graphql(ctx.url, { ...credential, 'access-token': rotated }, GREETING)).status).toBe(200);
   });
 
-  it('refuses the previous token once the batch window has passed', async () => {
-    await control(ctx.url, 'PATCH', '/__emulator/settings', { rotateTokens: true });
-    const credential = await signIn(ctx.url);
-    const first = await graphql(ctx.url, credential, GREETING);
-    expect(credentialFrom(first.headers)['access-token']).not.toBe(credential['access-token']);
+  it('refuses a token two rotations old once the batch window has passed', async () => {
+    await rotateOn();
+    const t0 = await signIn(ctx.url);
+    const t1 = { ...t0, 'access-token': await rotatedToken(t0) };
+    await rotatedToken(t1);
     await sleep(5100);
-    expect((await graphql(ctx.url, credential, GREETING)).status).toBe(401);
+    expect((await graphql(ctx.url, t0, GREETING)).status).toBe(401);
+    expect((await graphql(ctx.url, t1, GREETING)).status).toBe(200);
   });
 });
 
@@ -220,6 +244,13 @@ describe('emulator request hygiene', () => {
     const credential = await signIn(ctx.url);
     const res = await fetch(`${ctx.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...credential }, body: '{}' });
     expect(await res.json()).toEqual({ errors: [{ message: 'No query string was present' }] });
+  });
+
+  it('answers a document nested 3,000 levels deep with a GraphQL error, not a 500', async () => {
+    const credential = await signIn(ctx.url);
+    const res = await graphql(ctx.url, credential, `{ secretGreeting ${'{ a '.repeat(3000)}${'}'.repeat(3000)} }`);
+    expect(res.status).toBe(200);
+    expect(res.body.errors?.[0]).toMatchObject({ message: expect.any(String) });
   });
 
   it('answers unknown paths with a JSON 404', async () => {

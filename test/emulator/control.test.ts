@@ -48,6 +48,16 @@ describe('emulator control API', () => {
     expect(again.status).toBe(409);
   });
 
+  it('numbers generated statements after deletes without colliding', async () => {
+    const credential = await signIn(ctx.url);
+    await control(ctx.url, 'POST', '/__emulator/statements', { email: DEMO_ACCOUNT.email, form: 'Fw2', count: 3 });
+    const others = await control<{ uploaderId: string }[]>(ctx.url, 'POST', '/__emulator/statements', { email: DEMO_ACCOUNT.email, form: 'F1099nec', count: 3 });
+    await graphql(ctx.url, credential, 'mutation($u: [String!]) { deleteStatements(uploaderIds: $u) { deleteCount } }', { u: others.body.map((s) => s.uploaderId) });
+    const again = await control<{ uploaderId: string }[]>(ctx.url, 'POST', '/__emulator/statements', { email: DEMO_ACCOUNT.email, form: 'Fw2', count: 2 });
+    expect(again.status).toBe(201);
+    expect(new Set(again.body.map((s) => s.uploaderId)).size).toBe(2);
+  });
+
   it('refuses an unknown form or account', async () => {
     expect((await control(ctx.url, 'POST', '/__emulator/statements', { email: DEMO_ACCOUNT.email, form: 'F9999', count: 1 })).status).toBe(400);
     expect((await control(ctx.url, 'POST', '/__emulator/statements', { email: 'nobody@example.com', form: 'Fw2', count: 1 })).status).toBe(404);
@@ -94,6 +104,9 @@ describe('emulator control API', () => {
     expect((await control(ctx.url, 'PATCH', '/__emulator/settings', { latencyMs: -1 })).status).toBe(400);
     expect((await control(ctx.url, 'PATCH', '/__emulator/settings', { speed: 'fast' })).status).toBe(400);
     expect((await control(ctx.url, 'PATCH', '/__emulator/settings', { rotateTokens: 'yes' })).status).toBe(400);
+    for (const failStatus of [103, 204, 304]) {
+      expect((await control(ctx.url, 'PATCH', '/__emulator/settings', { failStatus })).status, String(failStatus)).toBe(400);
+    }
     expect((await control(ctx.url, 'GET', '/__emulator/settings')).body).toEqual({
       latencyMs: 0, failStatus: null, hangMs: 0, tokenTtlSeconds: 1_209_600, rotateTokens: false,
     });

@@ -104,4 +104,14 @@ describe('statement PDFs in the sandbox', () => {
     expect(fin.body.data?.finalizeStatements.successCount).toBe(1);
     expect(await read()).toContain('SANDBOX');
   });
+
+  it('renders the PDF of a statement holding a 20,000-character value, cut to fit its box', async () => {
+    const credential = await signIn(sandbox.url);
+    const long = `Leif${'x'.repeat(20_000)}`;
+    await graphql(sandbox.url, credential, 'mutation($n: String) { addF1099necStatements(statements: [{ uploaderId: "long", recipientFirstName: $n }]) { errors } }', { n: long });
+    const res = await graphql(sandbox.url, credential, '{ getF1099necStatements(uploaderIds: ["long"]) { statements { nodes { pdf validationMessages } } } }');
+    const node = res.body.data?.getF1099necStatements.statements.nodes[0];
+    expect(node.validationMessages).toContain('Recipient first name is too long (maximum is 40 characters)');
+    expect(await pdfText(node.pdf as string)).toMatch(/Leifx+\./);
+  });
 });
