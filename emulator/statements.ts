@@ -44,10 +44,6 @@ export class StatementStore {
 
   constructor(private readonly defaultTaxYear: number) {}
 
-  get size(): number {
-    return this.byOtxId.size;
-  }
-
   /** A number that only goes up, for generated uploaderIds. */
   nextSequence(): number {
     this.sequence += 1;
