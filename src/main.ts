@@ -1,17 +1,31 @@
 /**
- * `npm start`. The GraphQL gateway itself lands with the gateway-core issue; until then this starts
- * the embedded upstreams that the gateway will use on its defaults, and says so.
+ * `npm start`: validates the configuration, starts the gateway (and, with no upstream URL, the
+ * built-in emulator for both environments), prints what it started, and stops cleanly on SIGTERM.
  */
-import { startEmbeddedUpstreams } from './embedded-upstreams';
+import { ConfigError, loadConfig } from './config';
+import { startGateway } from './server';
 
-void (async () => {
-  const upstreams = await startEmbeddedUpstreams();
-  console.log(upstreams.banner);
-  console.log(' The gateway (GraphQL on :4000) is not built yet: see the open gateway-core issue.');
-  const stop = () => void upstreams.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-})().catch((error: unknown) => {
-  console.error('start failed:', error instanceof Error ? error.message : error);
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const gateway = await startGateway(config);
+  const lines: string[] = [];
+  if (gateway.embedded) lines.push(gateway.embedded.banner);
+  if (!config.redisUrl) lines.push(' No REDIS_URL set: sessions live in this process\'s memory (lost on restart, not shared).');
+  lines.push(` Statement gateway on ${gateway.url}/graphql${config.production ? '' : ' (GraphiQL in a browser)'}`);
+  process.stderr.write(`${lines.join('\n')}\n`);
+
+  const stop = (signal: string) => {
+    gateway.runtime.log.gatewayStopping(signal);
+    const force = setTimeout(() => process.exit(1), 5_000);
+    force.unref();
+    void gateway.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+  else process.stderr.write(`The gateway could not start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -1,0 +1,94 @@
+import type { YamlConfig } from '@graphql-mesh/types';
+
+/**
+ * The composition root, as static data only: `mesh build` serialises this object to JSON, so a
+ * function here would be dropped silently and `process.env` would be frozen at build time. Every
+ * per-request value is interpolated from the GraphQL context, which `src/plugins` fills in.
+ */
+const config: YamlConfig.Config = {
+  sources: [
+    {
+      // The upstream GraphQL API. The schema comes from the committed SDL, so the build needs no
+      // live upstream; the endpoint is chosen per request from the caller's environment
+      // (sandbox or production), one schema for both.
+      name: 'StatementFilingService',
+      handler: {
+        graphql: {
+          source: './sources/statement-filing-service/schema.graphql',
+          endpoint: '{context.upstream.graphqlUrl}',
+        },
+      },
+    },
+    {
+      // The REST sign-in. It returns a credential, so it never reaches the public schema: the
+      // `login` resolver calls it through the in-context SDK (context.SignIn.Mutation.signIn).
+      name: 'SignIn',
+      handler: {
+        jsonSchema: {
+          endpoint: '{context.upstream.baseUrl}',
+          // The handler sends a JSON body without saying so; Rails only parses it with this.
+          operationHeaders: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          operations: [
+            {
+              type: 'Mutation',
+              field: 'signIn',
+              path: '/v2/auth/sign_in',
+              method: 'POST',
+              requestSchema: './sources/sign-in/request.json',
+              responseByStatusCode: {
+                // `exposeResponseMetadata` adds `_response { status headers }` to each answer
+                // type: the credential travels in the headers.
+                200: { responseSchema: './sources/sign-in/response.json', exposeResponseMetadata: true },
+                401: { responseSchema: './sources/sign-in/error.json', exposeResponseMetadata: true },
+              },
+            },
+          ],
+        },
+      },
+    },
+  ],
+  transforms: [
+    // The sign-in returns a credential: off the public schema, though the in-context SDK still
+    // reaches it (a source-level filter would remove it from the SDK too). `dummy` is the
+    // placeholder Mesh adds to a source without queries.
+    { filterSchema: { filters: ['Query.!dummy', 'Mutation.!signIn'] } },
+    // Drops the types only the hidden sign-in used, so introspection shows none of them.
+    { prune: { skipPruning: ['Environment', 'Session'] } },
+  ],
+  additionalTypeDefs: /* GraphQL */ `
+    "Which upstream environment a session acts in."
+    enum Environment {
+      SANDBOX
+      PRODUCTION
+    }
+
+    "A browser session held by the gateway. The upstream credential never leaves the server."
+    type Session {
+      "The upstream user id (the sign-in e-mail)."
+      uid: String!
+      environment: Environment!
+      "When the session ends at the latest (ISO-8601); inactivity can end it earlier."
+      expiresAt: String!
+    }
+
+    extend type Query {
+      "The current session, or null."
+      session: Session
+    }
+
+    extend type Mutation {
+      "Signs in upstream, keeps the credential server-side and sets the session cookie."
+      login(email: String!, password: String!, environment: Environment = SANDBOX): Session!
+      "Ends the session server-side, signs out upstream and clears the cookie."
+      logout: Boolean!
+    }
+  `,
+  additionalResolvers: ['./additional-resolvers/index.ts'],
+  additionalEnvelopPlugins: './src/plugins/mesh-entry.ts',
+  serve: {
+    // GraphiQL is served by the gateway's own server in development (src/server), with X-CSRF.
+    playground: false,
+  },
+};
+
+export default config;

@@ -1,0 +1,171 @@
+/**
+ * The gateway's configuration: read from the environment and validated once, at start. A bad
+ * value stops the start with a message naming the variable and what is wrong with it.
+ */
+import { z } from 'zod';
+import { parseDuration } from './duration';
+
+const url = (protocols: readonly string[], example: string) =>
+  z
+    .string()
+    .trim()
+    .refine((value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, `expected a ${protocols.join(' or ')} URL such as ${example}`);
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: 'expected a duration such as 90s, 30m or 8h' });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+const integer = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .default(String(fallback))
+    .transform((text, ctx) => {
+      const value = Number(text);
+      if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
+        ctx.addIssue({ code: 'custom', message: `expected an integer from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return value;
+    });
+
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
+  .transform((text) => ['true', '1', 'yes'].includes(text))
+  .optional();
+
+const origins = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    const list = (text ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+    for (const entry of list) {
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(entry);
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed || parsed.origin !== entry.replace(/\/$/, '')) {
+        ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin such as https://app.example.com` });
+        return z.NEVER;
+      }
+    }
+    return list.map((entry) => new URL(entry).origin);
+  });
+
+const credentialKey = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text === '') return undefined;
+    const key = Buffer.from(text, 'base64');
+    if (key.length !== 32) {
+      ctx.addIssue({ code: 'custom', message: 'expected 32 bytes in base64 (openssl rand -base64 32)' });
+      return z.NEVER;
+    }
+    return key;
+  });
+
+const schema = z
+  .object({
+    PORT: integer(4000, 0, 65_535),
+    HOST: z.string().trim().min(1).default('127.0.0.1'),
+    UPSTREAM_SANDBOX_URL: url(['http:', 'https:'], 'https://sandbox.example.com').optional(),
+    UPSTREAM_PRODUCTION_URL: url(['http:', 'https:'], 'https://api.example.com').optional(),
+    REDIS_URL: url(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').optional(),
+    CACHE_REDIS_URL: url(['redis:', 'rediss:'], 'redis://127.0.0.1:6380').optional(),
+    SERVICE_ACCOUNTS_FILE: z.string().trim().min(1).optional(),
+    ALLOWED_ORIGINS: origins,
+    COOKIE_SECURE: flag,
+    SESSION_IDLE_TIMEOUT: duration('30m'),
+    SESSION_ABSOLUTE_TIMEOUT: duration('8h'),
+    CREDENTIAL_KEY: credentialKey,
+    UPSTREAM_TIMEOUT_MS: integer(10_000, 1, 600_000),
+    TRUST_PROXY: integer(0, 0, 32),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    NODE_ENV: z.string().default('development'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.REDIS_URL && !env.CREDENTIAL_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CREDENTIAL_KEY'],
+        message: 'is required with REDIS_URL: replicas share the encrypted credentials (openssl rand -base64 32)',
+      });
+    }
+  });
+
+export type Environment = 'sandbox' | 'production';
+export const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'production'];
+
+export interface GatewayConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Base URLs per environment; undefined means "start the built-in emulator". */
+  readonly upstreamUrls: Readonly<Record<Environment, string | undefined>>;
+  readonly redisUrl?: string;
+  readonly cacheRedisUrl?: string;
+  readonly serviceAccountsFile?: string;
+  /** Browser origins allowed to call with a cookie, besides the gateway's own. */
+  readonly allowedOrigins: readonly string[];
+  /** Secure + `__Host-` cookie. Default true, except on the built-in emulator (plain http on loopback). */
+  readonly cookieSecure: boolean;
+  readonly sessionIdleMs: number;
+  readonly sessionAbsoluteMs: number;
+  /** AES-256-GCM key for credentials at rest; undefined: generated per process (in-memory store only). */
+  readonly credentialKey?: Buffer;
+  readonly upstreamTimeoutMs: number;
+  readonly trustProxy: number;
+  readonly logLevel: string;
+  readonly production: boolean;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Validates the environment; throws a ConfigError whose message names every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const blank = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value);
+  const input = Object.fromEntries(Object.keys(schema.innerType().shape).map((name) => [name, blank(env[name])]));
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const embedded = !e.UPSTREAM_SANDBOX_URL || !e.UPSTREAM_PRODUCTION_URL;
+  const trim = (value: string | undefined) => value?.replace(/\/+$/, '');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    upstreamUrls: { sandbox: trim(e.UPSTREAM_SANDBOX_URL), production: trim(e.UPSTREAM_PRODUCTION_URL) },
+    redisUrl: e.REDIS_URL,
+    cacheRedisUrl: e.CACHE_REDIS_URL ?? e.REDIS_URL,
+    serviceAccountsFile: e.SERVICE_ACCOUNTS_FILE,
+    allowedOrigins: e.ALLOWED_ORIGINS,
+    cookieSecure: e.COOKIE_SECURE ?? !embedded,
+    sessionIdleMs: e.SESSION_IDLE_TIMEOUT,
+    sessionAbsoluteMs: Math.max(e.SESSION_ABSOLUTE_TIMEOUT, 1),
+    credentialKey: e.CREDENTIAL_KEY,
+    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    production: e.NODE_ENV === 'production',
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Client-facing errors. Every error a client sees is built here: a GraphQLError whose extensions
+ * hold the contract's `code` and the HTTP status (`extensions.http.status`, which Yoga reads).
+ */
+import { GraphQLError } from 'graphql';
+import { DEFAULT_MESSAGES, ERROR_STATUS, isErrorCode, type ErrorCode } from './codes';
+
+export { ERROR_STATUS, isErrorCode, type ErrorCode } from './codes';
+
+export interface GatewayErrorOptions {
+  /** Extra response headers, such as Retry-After. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Logged, never shown. */
+  readonly cause?: unknown;
+}
+
+export class GatewayError extends GraphQLError {
+  readonly code: ErrorCode;
+  readonly internalCause: unknown;
+
+  constructor(code: ErrorCode, message: string = DEFAULT_MESSAGES[code], options: GatewayErrorOptions = {}) {
+    super(message, {
+      extensions: {
+        code,
+        http: { status: ERROR_STATUS[code], ...(options.headers ? { headers: { ...options.headers } } : {}) },
+      },
+    });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.internalCause = options.cause;
+  }
+}
+
+export function gatewayError(code: ErrorCode, message?: string, options?: GatewayErrorOptions): GatewayError {
+  return new GatewayError(code, message, options);
+}
+
+/** Walks `originalError` links (Mesh and graphql-tools wrap errors several times). */
+export function findGatewayError(error: unknown): GatewayError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current; depth++) {
+    if (current instanceof GatewayError) return current;
+    if (current instanceof Error) {
+      const code = (current as { extensions?: { code?: unknown } }).extensions?.code;
+      if (current instanceof GraphQLError && isErrorCode(code) && (current as { extensions: { http?: unknown } }).extensions.http) {
+        return new GatewayError(code, current.message);
+      }
+      current = (current as { originalError?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
+    } else {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** A client-safe error: the message and code only, with the path of the original. */
+export function clientError(
+  code: ErrorCode,
+  message: string,
+  path?: readonly (string | number)[],
+  headers?: Readonly<Record<string, string>>,
+): GraphQLError {
+  return new GraphQLError(message, {
+    ...(path ? { path } : {}),
+    extensions: { code, http: { status: ERROR_STATUS[code], ...(headers ? { headers: { ...headers } } : {}) } },
+  });
+}
+
+export { DEFAULT_MESSAGES };

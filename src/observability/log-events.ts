@@ -1,0 +1,61 @@
+/**
+ * The gateway's named log events. Call sites say what happened (`log.sessionRejected(...)`);
+ * the fields they may log are fixed here, and the logger redacts secrets besides.
+ */
+import type { Logger } from 'pino';
+import type { Environment } from '../config';
+
+export type SessionRejection = 'missing' | 'expired' | 'malformed' | 'upstream-refused';
+
+function describe(error: unknown): { name: string; message: string } {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: typeof error, message: String(error) };
+}
+
+export function createLogEvents(logger: Logger) {
+  return {
+    logger,
+    gatewayStarted(fields: { url: string; sessionStore: string; upstreams: Record<Environment, string>; embedded: boolean }) {
+      logger.info({ event: 'gateway.started', ...fields }, 'gateway started');
+    },
+    gatewayStopping(signal: string) {
+      logger.info({ event: 'gateway.stopping', signal }, 'gateway stopping');
+    },
+    loginSucceeded(fields: { environment: Environment; uid: string }) {
+      logger.info({ event: 'session.login', ...fields }, 'login');
+    },
+    loginRefused(fields: { environment: Environment; reason: 'invalid-credentials' | 'input-too-long' }) {
+      logger.info({ event: 'session.login-refused', ...fields }, 'login refused');
+    },
+    logout(fields: { environment: Environment; upstreamSignOut: 'ok' | 'failed' }) {
+      logger.info({ event: 'session.logout', ...fields }, 'logout');
+    },
+    sessionRejected(fields: { reason: SessionRejection }) {
+      logger.info({ event: 'session.rejected', ...fields }, 'session rejected');
+    },
+    credentialRotated(fields: { environment: Environment; kept: boolean }) {
+      logger.debug({ event: 'credential.rotated', ...fields }, 'upstream rotated the access token');
+    },
+    csrfRefused(fields: { reason: string }) {
+      logger.info({ event: 'request.csrf-refused', ...fields }, 'CSRF check failed');
+    },
+    upstreamFailed(fields: { environment: Environment; operation: string; reason: 'refused' | 'timeout' | 'status' | 'malformed'; status?: number }) {
+      logger.warn({ event: 'upstream.failed', ...fields }, 'upstream call failed');
+    },
+    storeUnavailable(fields: { store: string; error: unknown }) {
+      logger.error({ event: 'store.unavailable', store: fields.store, error: describe(fields.error) }, 'store unavailable');
+    },
+    storeRecovered(fields: { store: string }) {
+      logger.info({ event: 'store.recovered', ...fields }, 'store reachable again');
+    },
+    unexpectedError(fields: { error: unknown; operation?: string }) {
+      const { error, ...rest } = fields;
+      logger.error({ event: 'request.unexpected-error', ...rest, error: describe(error) }, 'unexpected error');
+    },
+    requestCompleted(fields: { method: string; path: string; status: number; durationMs: number; operation?: string }) {
+      logger.info({ event: 'request.completed', ...fields }, 'request completed');
+    },
+  };
+}
+
+export type LogEvents = ReturnType<typeof createLogEvents>;

@@ -1,0 +1,67 @@
+/**
+ * `/healthcheck`: 200 while the process runs. `/readiness`: 200 when the session store and both
+ * upstreams answer within a short timeout, else 503 naming what failed (never a URL or a secret).
+ */
+import type { Plugin } from 'graphql-yoga';
+import { ENVIRONMENTS } from '../config';
+import type { GatewayRuntime } from '../runtime';
+
+export interface HealthOptions {
+  readonly runtime: GatewayRuntime;
+  /** How long each dependency may take to answer. */
+  readonly timeoutMs?: number;
+}
+
+type Check = { readonly name: string; readonly run: () => Promise<void> };
+
+async function withTimeout(run: () => Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([run(), new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), ms); })]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function useHealth({ runtime, timeoutMs = 2_000 }: HealthOptions): Plugin {
+  const checks: Check[] = [
+    { name: `sessionStore:${runtime.sessions.store.kind}`, run: () => runtime.sessions.store.ping() },
+    ...ENVIRONMENTS.map((environment) => ({
+      name: `upstream:${environment}`,
+      run: async () => {
+        // Any answer below 500 shows the upstream is up (its GraphQL endpoint refuses GET).
+        const response = await fetch(runtime.upstreams[environment].graphqlUrl, { signal: AbortSignal.timeout(timeoutMs) });
+        await response.body?.cancel();
+        if (response.status >= 500) throw new Error(`status ${response.status}`);
+      },
+    })),
+  ];
+
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+
+  return {
+    onRequest(payload) {
+      const { url } = payload;
+      if (url.pathname === '/healthcheck') {
+        payload.endResponse(json(200, { status: 'ok' }));
+        return;
+      }
+      if (url.pathname !== '/readiness') return;
+      return Promise.all(
+        checks.map(async (check) => {
+          try {
+            await withTimeout(check.run, timeoutMs);
+            return { name: check.name, ok: true };
+          } catch {
+            return { name: check.name, ok: false };
+          }
+        }),
+      ).then((results) => {
+        const failed = results.filter((result) => !result.ok).map((result) => result.name);
+        const dependencies = Object.fromEntries(results.map((result) => [result.name, result.ok ? 'ok' : 'failed']));
+        payload.endResponse(json(failed.length ? 503 : 200, { status: failed.length ? 'unavailable' : 'ready', failed, dependencies }));
+      });
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/** The GraphQL context the gateway's plugins and resolvers share, and the per-request state. */
+import type { Environment } from '../config';
+import type { UpstreamTarget } from '../credentials/types';
+import type { GatewayRuntime } from '../runtime';
+import type { ActiveSession } from '../session/sessions';
+
+export interface SessionIdentity {
+  readonly kind: 'session';
+  session: ActiveSession;
+}
+
+export type RequestIdentity = SessionIdentity;
+
+/** Lives from `onRequest` to `onResponse`, keyed by the Request (Yoga's response hooks see no context). */
+export interface RequestState {
+  readonly startedAt: number;
+  /** The session id from the cookie, when one was sent. */
+  readonly cookieId: string | undefined;
+  /** Set-Cookie values to add to the response. */
+  readonly setCookies: string[];
+  /** Root fields of the executed operation, for logs. */
+  operation?: string;
+  /** At least one upstream call got an HTTP answer. */
+  upstreamAnswered: boolean;
+}
+
+export interface GatewayContext {
+  readonly request: Request;
+  readonly gateway: GatewayRuntime;
+  readonly state: RequestState;
+  /** Where upstream calls of this request go (interpolated into the Mesh source endpoints). */
+  upstream: UpstreamTarget;
+  identity?: RequestIdentity;
+}
+
+const states = new WeakMap<Request, RequestState>();
+
+export function stateOf(request: Request): RequestState | undefined {
+  return states.get(request);
+}
+
+export function attachState(request: Request, state: RequestState): void {
+  states.set(request, state);
+}
+
+export function isGatewayContext(value: unknown): value is GatewayContext {
+  return typeof value === 'object' && value !== null && 'gateway' in value && 'state' in value && 'upstream' in value;
+}
+
+export function environmentFromEnum(value: unknown): Environment {
+  return value === 'PRODUCTION' ? 'production' : 'sandbox';
+}
+
+export function environmentToEnum(environment: Environment): 'SANDBOX' | 'PRODUCTION' {
+  return environment === 'production' ? 'PRODUCTION' : 'SANDBOX';
+}

@@ -1,0 +1,24 @@
+/**
+ * The gateway's plugins, in order. Each entry is a factory; state lives in the runtime passed in.
+ */
+import type { MeshPlugin } from '@graphql-mesh/types';
+import { useHealth } from '../observability/use-health';
+import type { GatewayRuntime } from '../runtime';
+import type { GatewayContext } from './context';
+import { useCredentialBroker } from './use-credential-broker';
+import { useErrorMapping } from './use-error-mapping';
+import { useSessionAuth } from './use-session-auth';
+
+export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayContext>[] {
+  return [
+    // HTTP routes answered before any GraphQL work: liveness and readiness.
+    useHealth({ runtime }) as MeshPlugin<GatewayContext>,
+    // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;
+    // also sets the session cookie on the way out and writes the access log.
+    useSessionAuth({ runtime }) as MeshPlugin<GatewayContext>,
+    // Upstream calls: the session's credential in, rotated tokens kept, 401 ends the session.
+    useCredentialBroker({ runtime }),
+    // Last: every error the client sees gets a contract code and a safe message.
+    useErrorMapping({ runtime }) as MeshPlugin<GatewayContext>,
+  ];
+}

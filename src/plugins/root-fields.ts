@@ -1,0 +1,27 @@
+import { Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+
+/** The selected operation of a document, as graphql-js picks it. */
+export function selectedOperation(document: DocumentNode, operationName?: string | null): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+  if (operationName) return operations.find((operation) => operation.name?.value === operationName);
+  return operations.length === 1 ? operations[0] : undefined;
+}
+
+/** The root field names an operation selects, through fragments, without duplicates. */
+export function rootFieldNames(document: DocumentNode, operation: OperationDefinitionNode): string[] {
+  const names = new Set<string>();
+  const seenFragments = new Set<string>();
+  const visit = (selectionSet: SelectionSetNode) => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) names.add(selection.name.value);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
+      else if (!seenFragments.has(selection.name.value)) {
+        seenFragments.add(selection.name.value);
+        const fragment = document.definitions.find((definition) => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === selection.name.value);
+        if (fragment?.kind === Kind.FRAGMENT_DEFINITION) visit(fragment.selectionSet);
+      }
+    }
+  };
+  visit(operation.selectionSet);
+  return [...names];
+}

@@ -1,0 +1,73 @@
+/**
+ * The last word on every error a client sees. Mesh passes upstream failures through as GraphQL
+ * errors that carry the upstream URL, connection errors and response bodies; none of that leaves.
+ * Each error becomes one of the contract's codes with a message written here; the cause is logged.
+ * (The upstream's own `errors` lists inside payloads are data, not errors, and are untouched.)
+ */
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from '../errors';
+import type { GatewayRuntime } from '../runtime';
+import { stateOf, type RequestState } from './context';
+
+export interface ErrorMappingOptions {
+  readonly runtime: GatewayRuntime;
+}
+
+/** Codes the HTTP executor puts on errors about the upstream's answer. */
+const EXECUTOR_CODES = new Set(['SUBREQUEST_HTTP_ERROR', 'RESPONSE_VALIDATION_FAILED', 'DOWNSTREAM_SERVICE_ERROR']);
+const URLISH = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
+
+type ResultLike = { errors?: readonly GraphQLError[] } & Record<string, unknown>;
+
+export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
+  const { log } = runtime;
+
+  const mapError = (error: GraphQLError, state: RequestState | undefined): GraphQLError => {
+    const own = findGatewayError(error);
+    if (own) {
+      const http = own.extensions.http as { headers?: Record<string, string> };
+      return clientError(own.code, own.message, error.path, http?.headers);
+    }
+    const extensions = error.extensions;
+    const code = extensions.code;
+    const fromExecutor = (typeof code === 'string' && EXECUTOR_CODES.has(code)) || 'request' in extensions || 'response' in extensions;
+    if (fromExecutor) {
+      log.unexpectedError({ error: new Error(`upstream answer not usable (${String(code)})`), operation: state?.operation });
+      return clientError('UPSTREAM_ERROR', DEFAULT_MESSAGES.UPSTREAM_ERROR, error.path);
+    }
+    const original = error.originalError;
+    if (!original && isErrorCode(code)) {
+      // Yoga's own request errors (BAD_REQUEST, GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED).
+      return clientError(code, error.message.replace(URLISH, '[url]'), error.path);
+    }
+    if (!original && !error.path && !state?.upstreamAnswered) {
+      // A GraphQL error raised before execution without a code: validation of the document.
+      return clientError('GRAPHQL_VALIDATION_FAILED', error.message.replace(URLISH, '[url]'));
+    }
+    if (!original && state?.upstreamAnswered) {
+      // A top-level error in the upstream's own GraphQL answer: its message is meant for API clients.
+      return clientError('UPSTREAM_ERROR', error.message.replace(URLISH, '[url]'), error.path);
+    }
+    log.unexpectedError({ error: original ?? error, operation: state?.operation });
+    return clientError('INTERNAL_SERVER_ERROR', DEFAULT_MESSAGES.INTERNAL_SERVER_ERROR, error.path);
+  };
+
+  const mapResult = (result: ResultLike, state: RequestState | undefined): ResultLike => {
+    if (!result.errors?.length) return result;
+    return { ...result, errors: result.errors.map((error) => mapError(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message), { originalError: error as Error }), state)) };
+  };
+
+  return {
+    onResultProcess(payload) {
+      const { request, result } = payload;
+      const state = stateOf(request);
+      type Input = Parameters<typeof payload.setResult>[0];
+      if (Array.isArray(result)) {
+        payload.setResult(result.map((entry) => mapResult(entry as ResultLike, state)) as Input);
+      } else if (!(Symbol.asyncIterator in result)) {
+        payload.setResult(mapResult(result as ResultLike, state) as Input);
+      }
+    },
+  };
+}

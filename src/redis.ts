@@ -1,0 +1,56 @@
+/**
+ * Redis connections. Commands fail fast instead of queueing while Redis is away (no offline
+ * queue, a command timeout well under a second), and the client keeps reconnecting in the
+ * background, so the gateway recovers without a restart when Redis returns.
+ */
+import { Redis } from 'ioredis';
+import type { LogEvents } from './observability/log-events';
+
+export interface RedisClientOptions {
+  readonly url: string;
+  /** A label for logs ("sessions", "cache"). */
+  readonly name: string;
+  readonly log: LogEvents;
+  readonly commandTimeoutMs?: number;
+}
+
+export function createRedisClient(options: RedisClientOptions): Redis {
+  const redis = new Redis(options.url, {
+    connectionName: `statement-gateway:${options.name}`,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs ?? 500,
+    connectTimeout: 1_000,
+    // Reconnect forever, at most a second apart.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+  });
+  // Log an outage once, and its end once: ioredis emits an error per reconnection attempt.
+  let down = false;
+  redis.on('error', (error: unknown) => {
+    if (down) return;
+    down = true;
+    options.log.storeUnavailable({ store: options.name, error });
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    options.log.storeRecovered({ store: options.name });
+  });
+  return redis;
+}
+
+/** Resolves once the client is ready, or after `ms` (the gateway then starts not ready). */
+export function waitForReady(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      resolve(false);
+    }, ms);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    redis.once('ready', onReady);
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * What the gateway's plugins and resolvers share for the life of the process: configuration,
+ * stores, the upstream client and the logger. `src/main.ts` builds it; `.meshrc.ts` can only name
+ * files (its functions would not survive `mesh build`), so the plugin entry reads it from here.
+ */
+import type { Redis } from 'ioredis';
+import type { Environment, GatewayConfig } from './config';
+import type { UpstreamTarget } from './credentials/types';
+import type { LogEvents } from './observability/log-events';
+import type { Sessions } from './session/sessions';
+import type { UpstreamFetch } from './upstream/fetch';
+
+export interface GatewayRuntime {
+  readonly config: GatewayConfig;
+  readonly log: LogEvents;
+  readonly sessions: Sessions;
+  readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
+  readonly upstreamFetch: UpstreamFetch;
+  /** The Redis of sessions and credentials, when configured. */
+  readonly redis?: Redis;
+  readonly clock: () => number;
+}
+
+let current: GatewayRuntime | undefined;
+
+export function installRuntime(runtime: GatewayRuntime | undefined): void {
+  current = runtime;
+}
+
+export function installedRuntime(): GatewayRuntime | undefined {
+  return current;
+}
+
+export function upstreamTarget(environment: Environment, baseUrl: string): UpstreamTarget {
+  return { environment, baseUrl, graphqlUrl: `${baseUrl}/v2/graphql` };
+}

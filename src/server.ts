@@ -1,0 +1,129 @@
+/**
+ * Builds and starts one gateway: the runtime (stores, upstream client, logger), the Mesh schema
+ * from the `mesh build` artifacts, and a Yoga server over Node's http. `src/main.ts` is the CLI;
+ * tests and the benchmark start gateways as child processes through it.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { GetMeshOptions } from '@graphql-mesh/runtime';
+import { getMesh } from '@graphql-mesh/runtime';
+import { createYoga } from 'graphql-yoga';
+import type { DestinationStream } from 'pino';
+import type { Redis } from 'ioredis';
+import { ENVIRONMENTS, type Environment, type GatewayConfig } from './config';
+import { createCredentialCipher } from './credentials/cipher';
+import { startEmbeddedUpstreams, type EmbeddedUpstreams } from './embedded-upstreams';
+import { createLogEvents } from './observability/log-events';
+import { createLogger } from './observability/logger';
+import { meshLogger } from './observability/mesh-logger';
+import { createRedisClient, waitForReady } from './redis';
+import { installRuntime, upstreamTarget, type GatewayRuntime } from './runtime';
+import { createMemorySessionStore } from './session/memory-store';
+import { createRedisSessionStore } from './session/redis-store';
+import { Sessions } from './session/sessions';
+import type { SessionStore } from './session/store';
+import { createUpstreamFetch } from './upstream/fetch';
+
+export interface RunningGateway {
+  readonly url: string;
+  readonly runtime: GatewayRuntime;
+  readonly embedded?: EmbeddedUpstreams;
+  close(): Promise<void>;
+}
+
+interface MeshArtifacts {
+  getMeshOptions(): Promise<GetMeshOptions>;
+}
+
+const ROOT = path.resolve(__dirname, '..');
+
+async function loadMeshArtifacts(): Promise<MeshArtifacts> {
+  const file = path.join(ROOT, '.mesh', 'index.ts');
+  try {
+    return (await import(file)) as MeshArtifacts;
+  } catch (error) {
+    throw new Error(`Cannot load the Mesh build in .mesh/ (run \`npm run build:mesh\`): ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+export async function startGateway(config: GatewayConfig, options: { readonly logDestination?: DestinationStream } = {}): Promise<RunningGateway> {
+  const logger = createLogger({ level: config.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
+  const log = createLogEvents(logger);
+  const clock = Date.now;
+
+  const missing = ENVIRONMENTS.filter((environment) => !config.upstreamUrls[environment]);
+  const embedded = missing.length ? await startEmbeddedUpstreams() : undefined;
+  const baseUrl = (environment: Environment) => config.upstreamUrls[environment] ?? embedded?.[environment].url ?? '';
+  const upstreams = { sandbox: upstreamTarget('sandbox', baseUrl('sandbox')), production: upstreamTarget('production', baseUrl('production')) };
+
+  let redis: Redis | undefined;
+  let store: SessionStore & { close?: () => void };
+  if (config.redisUrl) {
+    redis = createRedisClient({ url: config.redisUrl, name: 'sessions', log });
+    await waitForReady(redis, 3_000);
+    store = createRedisSessionStore(redis);
+  } else {
+    store = createMemorySessionStore();
+  }
+  const sessions = new Sessions({
+    store,
+    cipher: createCredentialCipher(config.credentialKey ?? randomBytes(32)),
+    idleMs: config.sessionIdleMs,
+    absoluteMs: config.sessionAbsoluteMs,
+    clock,
+  });
+
+  const runtime: GatewayRuntime = {
+    config, log, sessions, upstreams, clock,
+    upstreamFetch: createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log }),
+    ...(redis ? { redis } : {}),
+  };
+  installRuntime(runtime);
+
+  const artifacts = await loadMeshArtifacts();
+  const meshOptions = await artifacts.getMeshOptions();
+  meshOptions.logger = meshLogger(logger);
+  const mesh = await getMesh(meshOptions);
+
+  const yoga = createYoga({
+    plugins: mesh.plugins,
+    graphqlEndpoint: '/graphql',
+    healthCheckEndpoint: '/__yoga_health',
+    landingPage: false,
+    maskedErrors: false,
+    batching: false,
+    logging: meshLogger(logger, 'yoga'),
+    // GraphiQL in development only, sending the X-CSRF header that cookie requests need.
+    graphiql: config.production ? false : { title: 'Statement gateway', headers: JSON.stringify({ 'X-CSRF': '1' }, null, 2), credentials: 'same-origin' },
+  });
+
+  const server: Server = createServer(yoga.requestListener);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  const url = `http://${host}:${port}`;
+  log.gatewayStarted({ url, sessionStore: store.kind, upstreams: { sandbox: upstreams.sandbox.baseUrl, production: upstreams.production.baseUrl }, embedded: Boolean(embedded) });
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+      });
+      mesh.destroy();
+      store.close?.();
+      await redis?.quit().catch(() => redis?.disconnect());
+      await embedded?.close();
+      installRuntime(undefined);
+    })());
+
+  return { url, runtime, ...(embedded ? { embedded } : {}), close };
+}

@@ -1,0 +1,83 @@
+import type { Redis } from 'ioredis';
+import type { Environment } from '../config';
+import type { SessionStore, TouchResult } from './store';
+
+// A session is one hash. Touch reads it and moves its expiry in one round trip and atomically:
+// the idle window, capped by the absolute end; past the absolute end it is deleted.
+const TOUCH = `
+local v = redis.call('HMGET', KEYS[1], 'uid', 'env', 'cred', 'created', 'abs')
+if not v[1] then return nil end
+local remaining = tonumber(v[5]) - tonumber(ARGV[2])
+if remaining <= 0 then
+  redis.call('DEL', KEYS[1])
+  return {'expired'}
+end
+redis.call('PEXPIRE', KEYS[1], math.min(tonumber(ARGV[1]), remaining))
+return {'active', v[1], v[2], v[3], v[4], v[5]}
+`;
+
+const REPLACE_CREDENTIAL = `
+if redis.call('HGET', KEYS[1], 'cred') == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'cred', ARGV[2])
+  return 1
+end
+return 0
+`;
+
+interface SessionCommands {
+  sgwSessionTouch(key: string, idleMs: number, now: number): Promise<string[] | null>;
+  sgwSessionReplaceCredential(key: string, expected: string, next: string): Promise<number>;
+}
+
+/** Sessions in Redis (`sgw:session:<hash of the id>`), shared by every replica. */
+export function createRedisSessionStore(redis: Redis): SessionStore {
+  if (!('sgwSessionTouch' in redis)) {
+    redis.defineCommand('sgwSessionTouch', { numberOfKeys: 1, lua: TOUCH });
+    redis.defineCommand('sgwSessionReplaceCredential', { numberOfKeys: 1, lua: REPLACE_CREDENTIAL });
+  }
+  const commands = redis as unknown as Redis & SessionCommands;
+  return {
+    kind: 'redis',
+    async create(key, record, idleMs) {
+      const results = await commands
+        .multi()
+        .hset(key, {
+          uid: record.uid,
+          env: record.environment,
+          cred: record.credential,
+          created: String(record.createdAt),
+          abs: String(record.absoluteExpiresAt),
+        })
+        .pexpire(key, Math.max(1, Math.min(idleMs, record.absoluteExpiresAt - record.createdAt)))
+        .exec();
+      const failure = results?.find(([error]) => error)?.[0];
+      if (!results || failure) throw failure ?? new Error('session write aborted');
+    },
+    async touch(key, idleMs, now): Promise<TouchResult> {
+      const reply = await commands.sgwSessionTouch(key, idleMs, now);
+      if (!reply) return { status: 'missing' };
+      if (reply[0] === 'expired') return { status: 'expired' };
+      const [, uid, environment, credential, created, absolute] = reply;
+      if (!uid || (environment !== 'sandbox' && environment !== 'production') || !credential) return { status: 'missing' };
+      return {
+        status: 'active',
+        record: {
+          uid,
+          environment: environment satisfies Environment,
+          credential,
+          createdAt: Number(created),
+          absoluteExpiresAt: Number(absolute),
+        },
+      };
+    },
+    async replaceCredential(key, expected, next) {
+      return (await commands.sgwSessionReplaceCredential(key, expected, next)) === 1;
+    },
+    async delete(key) {
+      await commands.del(key);
+    },
+    async ping() {
+      await commands.ping();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Browser sessions: an opaque id in the cookie, the upstream credential sealed in the store under
+ * a hash of that id. A stolen store dump yields neither a usable cookie nor a usable token.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Environment } from '../config';
+import type { CredentialCipher } from '../credentials/cipher';
+import type { UpstreamCredential } from '../credentials/types';
+import type { SessionStore } from './store';
+
+/** 256 bits from the CSPRNG, base64url (43 characters). */
+const ID_BYTES = 32;
+const ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface ActiveSession {
+  /** The store key (hash of the id); never the id itself. */
+  readonly key: string;
+  readonly uid: string;
+  readonly environment: Environment;
+  readonly credential: UpstreamCredential;
+  /** The sealed credential as stored, for compare-and-set on rotation. */
+  readonly sealed: string;
+  readonly absoluteExpiresAt: number;
+}
+
+export type ResolveResult =
+  | { readonly status: 'active'; readonly session: ActiveSession }
+  | { readonly status: 'expired' | 'missing' | 'malformed' };
+
+export interface SessionsOptions {
+  readonly store: SessionStore;
+  readonly cipher: CredentialCipher;
+  readonly idleMs: number;
+  readonly absoluteMs: number;
+  readonly clock?: () => number;
+}
+
+export function sessionKey(id: string): string {
+  return `sgw:session:${createHash('sha256').update(id).digest('base64url')}`;
+}
+
+export class Sessions {
+  private readonly clock: () => number;
+
+  constructor(private readonly options: SessionsOptions) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  get store(): SessionStore {
+    return this.options.store;
+  }
+
+  /** Creates a session and returns its id (for the cookie) and the session. */
+  async create(environment: Environment, credential: UpstreamCredential): Promise<{ id: string; session: ActiveSession }> {
+    const id = randomBytes(ID_BYTES).toString('base64url');
+    const key = sessionKey(id);
+    const now = this.clock();
+    const sealed = this.options.cipher.seal(credential, key);
+    const absoluteExpiresAt = now + this.options.absoluteMs;
+    await this.options.store.create(
+      key,
+      { uid: credential.uid, environment, credential: sealed, createdAt: now, absoluteExpiresAt },
+      this.options.idleMs,
+    );
+    return { id, session: { key, uid: credential.uid, environment, credential, sealed, absoluteExpiresAt } };
+  }
+
+  /** Looks up the session of a cookie value and extends its idle life. Throws when the store is down. */
+  async resolve(id: string): Promise<ResolveResult> {
+    if (!ID_PATTERN.test(id)) return { status: 'malformed' };
+    const key = sessionKey(id);
+    const result = await this.options.store.touch(key, this.options.idleMs, this.clock());
+    if (result.status !== 'active') return result;
+    const { record } = result;
+    let credential: UpstreamCredential;
+    try {
+      credential = this.options.cipher.open(record.credential, key);
+    } catch {
+      // Sealed with another key (CREDENTIAL_KEY rotated) or tampered with: unusable.
+      await this.options.store.delete(key);
+      return { status: 'missing' };
+    }
+    return {
+      status: 'active',
+      session: {
+        key,
+        uid: record.uid,
+        environment: record.environment,
+        credential,
+        sealed: record.credential,
+        absoluteExpiresAt: record.absoluteExpiresAt,
+      },
+    };
+  }
+
+  /**
+   * Keeps a rotated credential unless another one was stored since this request read the session.
+   * Returns the new sealed text, or undefined when a newer credential won.
+   */
+  async rotate(session: ActiveSession, next: UpstreamCredential): Promise<string | undefined> {
+    const sealed = this.options.cipher.seal(next, session.key);
+    return (await this.options.store.replaceCredential(session.key, session.sealed, sealed)) ? sealed : undefined;
+  }
+
+  async end(session: Pick<ActiveSession, 'key'>): Promise<void> {
+    await this.options.store.delete(session.key);
+  }
+}

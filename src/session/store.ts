@@ -1,0 +1,40 @@
+import type { Environment } from '../config';
+
+/** What the gateway keeps per browser session. `credential` is sealed (see credentials/cipher). */
+export interface SessionRecord {
+  readonly uid: string;
+  readonly environment: Environment;
+  readonly credential: string;
+  /** Epoch ms. */
+  readonly createdAt: number;
+  /** Epoch ms after which the session is over, however active (the absolute timeout). */
+  readonly absoluteExpiresAt: number;
+}
+
+export type TouchResult =
+  | { readonly status: 'active'; readonly record: SessionRecord }
+  | { readonly status: 'expired' }
+  | { readonly status: 'missing' };
+
+/**
+ * One interface, two implementations (memory, Redis), run through the same tests. Keys are the
+ * hashed session ids; the store never sees a raw id. Every write carries a TTL.
+ */
+export interface SessionStore {
+  readonly kind: 'memory' | 'redis';
+  /** Stores a new session that lives `idleMs` unless touched. */
+  create(key: string, record: SessionRecord, idleMs: number): Promise<void>;
+  /**
+   * Reads a session and extends its life by `idleMs`, never past its absolute end; one round trip.
+   * A session past its absolute end is deleted and reported as expired.
+   */
+  touch(key: string, idleMs: number, now: number): Promise<TouchResult>;
+  /**
+   * Replaces the sealed credential only if it is still `expected` (compare-and-set), so a late
+   * answer carrying an older rotated token never overwrites a newer one. Keeps the TTL.
+   */
+  replaceCredential(key: string, expected: string, next: string): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+}
