@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Fails the run when Redis is absent; builds the Mesh artifacts the gateway starts from.
+    globalSetup: ['test/global-setup.ts'],
     // Every test file starts its own emulator on a free loopback port; files run in parallel.
     pool: 'forks',
     testTimeout: 20_000,

@@ -25,7 +25,8 @@ export class GatewayError extends GraphQLError {
         http: { status: ERROR_STATUS[code], ...(options.headers ? { headers: { ...options.headers } } : {}) },
       },
     });
-    this.name = 'GatewayError';
+    // The name stays 'GraphQLError': the HTTP executor then passes the error on as it is
+    // instead of wrapping it in one that carries the upstream URL.
     this.code = code;
     this.internalCause = options.cause;
   }

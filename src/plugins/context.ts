@@ -1,5 +1,6 @@
 /** The GraphQL context the gateway's plugins and resolvers share, and the per-request state. */
 import type { Environment } from '../config';
+import type { GatewayError } from '../errors';
 import type { UpstreamTarget } from '../credentials/types';
 import type { GatewayRuntime } from '../runtime';
 import type { ActiveSession } from '../session/sessions';
@@ -22,6 +23,8 @@ export interface RequestState {
   operation?: string;
   /** At least one upstream call got an HTTP answer. */
   upstreamAnswered: boolean;
+  /** The last upstream failure the broker raised (Mesh may lose it on the way to the result). */
+  upstreamFailure?: GatewayError;
 }
 
 export interface GatewayContext {

@@ -6,6 +6,7 @@ import { useHealth } from '../observability/use-health';
 import type { GatewayRuntime } from '../runtime';
 import type { GatewayContext } from './context';
 import { useCredentialBroker } from './use-credential-broker';
+import { useDistinctValidationRules } from './use-distinct-validation-rules';
 import { useErrorMapping } from './use-error-mapping';
 import { useSessionAuth } from './use-session-auth';
 
@@ -13,6 +14,8 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
   return [
     // HTTP routes answered before any GraphQL work: liveness and readiness.
     useHealth({ runtime }) as MeshPlugin<GatewayContext>,
+    // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
+    useDistinctValidationRules() as MeshPlugin<GatewayContext>,
     // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;
     // also sets the session cookie on the way out and writes the access log.
     useSessionAuth({ runtime }) as MeshPlugin<GatewayContext>,

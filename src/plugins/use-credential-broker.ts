@@ -6,7 +6,7 @@
  */
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
 import { credentialFromHeaders } from '../credentials/types';
-import { gatewayError } from '../errors';
+import { GatewayError, gatewayError } from '../errors';
 import type { GatewayRuntime } from '../runtime';
 import { clearSessionCookie } from '../session/cookie';
 import { isGatewayContext, type GatewayContext } from './context';
@@ -39,7 +39,13 @@ export function useCredentialBroker({ runtime }: CredentialBrokerOptions): MeshP
           headers.uid = credential.uid;
           headers['token-type'] = 'Bearer';
         }
-        const response = await runtime.upstreamFetch(url, { ...init, headers }, { environment: context.upstream.environment, operation });
+        let response: Response;
+        try {
+          response = await runtime.upstreamFetch(url, { ...init, headers }, { environment: context.upstream.environment, operation });
+        } catch (error) {
+          if (error instanceof GatewayError) context.state.upstreamFailure = error;
+          throw error;
+        }
         context.state.upstreamAnswered = true;
         if (!identity) return response;
 
@@ -49,7 +55,7 @@ export function useCredentialBroker({ runtime }: CredentialBrokerOptions): MeshP
           await sessions.end(identity.session).catch((error: unknown) => log.storeUnavailable({ store: 'sessions', error }));
           context.state.setCookies.push(clearSessionCookie(config.cookieSecure));
           log.sessionRejected({ reason: 'upstream-refused' });
-          throw gatewayError('UNAUTHENTICATED');
+          throw (context.state.upstreamFailure = gatewayError('UNAUTHENTICATED'));
         }
 
         const rotated = credentialFromHeaders((name) => response.headers.get(name));

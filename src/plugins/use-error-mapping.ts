@@ -33,6 +33,9 @@ export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
     const code = extensions.code;
     const fromExecutor = (typeof code === 'string' && EXECUTOR_CODES.has(code)) || 'request' in extensions || 'response' in extensions;
     if (fromExecutor) {
+      // Mesh's delegation drops `originalError`: what the broker recorded says what happened.
+      const recorded = state?.upstreamFailure;
+      if (recorded) return clientError(recorded.code, recorded.message, error.path);
       log.unexpectedError({ error: new Error(`upstream answer not usable (${String(code)})`), operation: state?.operation });
       return clientError('UPSTREAM_ERROR', DEFAULT_MESSAGES.UPSTREAM_ERROR, error.path);
     }

@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { parseDuration } from '../../src/config/duration';
+import { ConfigError, loadConfig } from '../../src/config/index';
+
+const KEY = randomBytes(32).toString('base64');
+
+/** The ConfigError loadConfig throws for this environment. */
+function refusal(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('applies the defaults to an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(4000);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.sessionIdleMs).toBe(1_800_000);
+    expect(config.sessionAbsoluteMs).toBe(8 * 3_600_000);
+    expect(config.upstreamTimeoutMs).toBe(10_000);
+    expect(config.trustProxy).toBe(0);
+    expect(config.allowedOrigins).toEqual([]);
+    expect(config.upstreamUrls).toEqual({ sandbox: undefined, production: undefined });
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.credentialKey).toBeUndefined();
+    expect(config.production).toBe(false);
+  });
+
+  it('treats blank variables as unset', () => {
+    expect(loadConfig({ PORT: '', HOST: '  ', SESSION_IDLE_TIMEOUT: '' })).toMatchObject({ port: 4000, host: '127.0.0.1', sessionIdleMs: 1_800_000 });
+  });
+
+  it('makes the cookie not Secure when no upstream URLs are set', () => {
+    expect(loadConfig({}).cookieSecure).toBe(false);
+  });
+
+  it('makes the cookie not Secure when only one upstream URL is set', () => {
+    expect(loadConfig({ UPSTREAM_SANDBOX_URL: 'https://sandbox.example.com' }).cookieSecure).toBe(false);
+  });
+
+  it('makes the cookie Secure when both upstream URLs are set', () => {
+    const config = loadConfig({ UPSTREAM_SANDBOX_URL: 'https://sandbox.example.com/', UPSTREAM_PRODUCTION_URL: 'https://api.example.com' });
+    expect(config.cookieSecure).toBe(true);
+    expect(config.upstreamUrls).toEqual({ sandbox: 'https://sandbox.example.com', production: 'https://api.example.com' });
+  });
+
+  it('lets COOKIE_SECURE override the default', () => {
+    expect(loadConfig({ COOKIE_SECURE: 'true' }).cookieSecure).toBe(true);
+    expect(loadConfig({ COOKIE_SECURE: 'false', UPSTREAM_SANDBOX_URL: 'https://a.example.com', UPSTREAM_PRODUCTION_URL: 'https://b.example.com' }).cookieSecure).toBe(false);
+  });
+
+  it('refuses REDIS_URL without CREDENTIAL_KEY, naming CREDENTIAL_KEY', () => {
+    const error = refusal({ REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.name).toBe('ConfigError');
+    expect(error.message).toContain('CREDENTIAL_KEY');
+  });
+
+  it('accepts REDIS_URL with a 32-byte base64 CREDENTIAL_KEY', () => {
+    const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CREDENTIAL_KEY: KEY });
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.cacheRedisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.credentialKey?.equals(Buffer.from(KEY, 'base64'))).toBe(true);
+  });
+
+  it('refuses a CREDENTIAL_KEY that is not 32 bytes of base64, naming the variable', () => {
+    for (const value of ['too-short', randomBytes(16).toString('base64'), randomBytes(32).toString('hex')]) {
+      expect(refusal({ CREDENTIAL_KEY: value }).message).toContain('CREDENTIAL_KEY');
+    }
+  });
+
+  it('refuses SESSION_IDLE_TIMEOUT=soon, naming the variable', () => {
+    expect(refusal({ SESSION_IDLE_TIMEOUT: 'soon' }).message).toContain('SESSION_IDLE_TIMEOUT');
+  });
+
+  it('refuses a zero SESSION_ABSOLUTE_TIMEOUT, naming the variable', () => {
+    expect(refusal({ SESSION_ABSOLUTE_TIMEOUT: '0s' }).message).toContain('SESSION_ABSOLUTE_TIMEOUT');
+  });
+
+  it('refuses PORT=70000, naming the variable', () => {
+    expect(refusal({ PORT: '70000' }).message).toContain('PORT');
+  });
+
+  it('parses ALLOWED_ORIGINS into a list of origins', () => {
+    expect(loadConfig({ ALLOWED_ORIGINS: 'https://a.example.com, http://localhost:3000' }).allowedOrigins).toEqual([
+      'https://a.example.com',
+      'http://localhost:3000',
+    ]);
+  });
+
+  it('refuses an ALLOWED_ORIGINS entry that is not a URL, naming the variable', () => {
+    expect(refusal({ ALLOWED_ORIGINS: 'not a url' }).message).toContain('ALLOWED_ORIGINS');
+  });
+
+  it('refuses an ALLOWED_ORIGINS entry with a path, naming the variable', () => {
+    expect(refusal({ ALLOWED_ORIGINS: 'https://a.example.com/app' }).message).toContain('ALLOWED_ORIGINS');
+  });
+
+  it('refuses a REDIS_URL that is not redis: or rediss:, naming the variable', () => {
+    expect(refusal({ REDIS_URL: 'http://x', CREDENTIAL_KEY: KEY }).message).toContain('REDIS_URL');
+  });
+
+  it('names every bad variable in one message', () => {
+    const message = refusal({ PORT: '70000', SESSION_IDLE_TIMEOUT: 'soon', REDIS_URL: 'http://x' }).message;
+    expect(message).toContain('PORT');
+    expect(message).toContain('SESSION_IDLE_TIMEOUT');
+    expect(message).toContain('REDIS_URL');
+  });
+});
+
+describe('parseDuration', () => {
+  it('reads milliseconds, seconds, minutes, hours and days', () => {
+    expect(parseDuration('500ms')).toBe(500);
+    expect(parseDuration('90s')).toBe(90_000);
+    expect(parseDuration('30m')).toBe(1_800_000);
+    expect(parseDuration('8h')).toBe(28_800_000);
+    expect(parseDuration('1d')).toBe(86_400_000);
+  });
+
+  it('reads a bare number as seconds', () => {
+    expect(parseDuration('45')).toBe(45_000);
+  });
+
+  it('gives undefined for text that is not a duration', () => {
+    expect(parseDuration('x')).toBeUndefined();
+    expect(parseDuration('')).toBeUndefined();
+    expect(parseDuration('1.5h')).toBeUndefined();
+    expect(parseDuration('-5s')).toBeUndefined();
+    expect(parseDuration('5w')).toBeUndefined();
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * Gateways for tests: the real `src/main.ts` in a child process (as `npm start` runs it), on a
+ * free port, with its JSON logs captured. Plus a small client that keeps a cookie jar.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { afterAll } from 'vitest';
+import type { HttpAnswer } from './emulator';
+
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
+export const TEST_CREDENTIAL_KEY = randomBytes(32).toString('base64');
+const ROOT = path.resolve(__dirname, '..', '..');
+
+export interface GatewayProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Everything the gateway wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM, then the exit code (or the signal name). */
+  stop(): Promise<number | string | null>;
+}
+
+/** Starts `src/main.ts` with these variables (plus PORT=0 and quiet defaults). */
+export async function startGatewayProcess(env: Record<string, string | undefined>): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start in time:\n${output}`)), 25_000);
+    const check = () => {
+      const match = /"event":"gateway.started","url":"([^"]+)"/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited (${String(code)}) before starting:\n${output}`));
+    });
+  });
+
+  return {
+    url,
+    child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** One gateway for the whole file, stopped after it. */
+export function useGateway(env: () => Record<string, string | undefined>): { readonly current: GatewayProcess; start(): Promise<GatewayProcess> } {
+  let gateway: GatewayProcess | undefined;
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+  return {
+    get current(): GatewayProcess {
+      if (!gateway) throw new Error('gateway not started');
+      return gateway;
+    },
+    async start() {
+      await gateway?.stop();
+      gateway = await startGatewayProcess(env());
+      return gateway;
+    },
+  };
+}
+
+export interface GraphqlAnswer<D> extends HttpAnswer<{ data?: D | null; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string } }[] }> {
+  /** The error codes, in order. */
+  readonly codes: string[];
+}
+
+export interface ClientOptions {
+  /** Send the X-CSRF header (default true). */
+  readonly csrf?: boolean;
+  readonly origin?: string;
+  readonly headers?: Record<string, string>;
+}
+
+/** A browser-like client: one cookie jar, the X-CSRF header by default. */
+export class Browser {
+  cookie: string | undefined;
+  lastSetCookie: string[] = [];
+
+  constructor(readonly gatewayUrl: string) {}
+
+  async graphql<D = Record<string, any>>(query: string, variables?: Record<string, unknown>, options: ClientOptions = {}): Promise<GraphqlAnswer<D>> { // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary shapes
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
+    if (options.csrf !== false) headers['x-csrf'] = '1';
+    if (options.origin) headers.origin = options.origin;
+    if (this.cookie) headers.cookie = this.cookie;
+    const response = await fetch(`${this.gatewayUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    this.lastSetCookie = response.headers.getSetCookie();
+    for (const value of this.lastSetCookie) {
+      const [pair = '', ...attributes] = value.split(';');
+      const cleared = attributes.some((attribute) => /^\s*max-age=0$/i.test(attribute));
+      this.cookie = cleared ? undefined : pair.trim();
+    }
+    const text = await response.text();
+    const body = JSON.parse(text) as GraphqlAnswer<D>['body'];
+    return { status: response.status, headers: response.headers, body, codes: (body.errors ?? []).map((error) => error.extensions?.code ?? '?') };
+  }
+
+  async login(email: string, password: string, environment: 'SANDBOX' | 'PRODUCTION' = 'SANDBOX') {
+    return this.graphql<{ login: { uid: string; environment: string; expiresAt: string } }>(
+      'mutation Login($email: String!, $password: String!, $environment: Environment) { login(email: $email, password: $password, environment: $environment) { uid environment expiresAt } }',
+      { email, password, environment },
+    );
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * A recording HTTP proxy put between the gateway and the emulator: it forwards everything and
+ * keeps each request's and answer's headers, so tests can see exactly what crossed the wire.
+ */
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly requestHeaders: IncomingHttpHeaders;
+  readonly status: number;
+  readonly responseHeaders: Record<string, string>;
+}
+
+export interface RecordingProxy {
+  readonly url: string;
+  readonly exchanges: Exchange[];
+  close(): Promise<void>;
+}
+
+export async function startRecordingProxy(target: () => string): Promise<RecordingProxy> {
+  const exchanges: Exchange[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value !== undefined && !['host', 'connection', 'content-length'].includes(name)) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      const body = chunks.length ? Buffer.concat(chunks) : undefined;
+      fetch(`${target()}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, ...(body && req.method !== 'GET' ? { body } : {}) })
+        .then(async (answer) => {
+          const responseHeaders: Record<string, string> = {};
+          answer.headers.forEach((value, name) => {
+            if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) responseHeaders[name] = value;
+          });
+          exchanges.push({ method: req.method ?? 'GET', path: req.url ?? '/', requestHeaders: req.headers, status: answer.status, responseHeaders });
+          const payload = Buffer.from(await answer.arrayBuffer());
+          res.writeHead(answer.status, responseHeaders).end(payload);
+        })
+        .catch(() => res.writeHead(502).end());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    exchanges,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
