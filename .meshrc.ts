@@ -51,7 +51,7 @@ const config: YamlConfig.Config = {
     // The sign-in returns a credential: off the public schema, though the in-context SDK still
     // reaches it (a source-level filter would remove it from the SDK too). `dummy` is the
     // placeholder Mesh adds to a source without queries.
-    { filterSchema: { filters: ['Query.!dummy', 'Mutation.!signIn'] } },
+    { filterSchema: { mode: 'bare', filters: ['Query.!dummy', 'Mutation.!signIn'] } },
     // Drops the types only the hidden sign-in used, so introspection shows none of them.
     { prune: { skipPruning: ['Environment', 'Session'] } },
   ],

@@ -84,7 +84,7 @@ export const sessionResolvers = {
         try {
           await gateway.sessions.end(previous);
         } catch (error) {
-          gateway.log.storeUnavailable({ store: 'sessions', error });
+          gateway.sessionStoreHealth.failed(error);
           throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
         }
         void signOutUpstream(context, previous);
@@ -110,7 +110,7 @@ export const sessionResolvers = {
       try {
         created = await gateway.sessions.create(environment, credential);
       } catch (error) {
-        gateway.log.storeUnavailable({ store: 'sessions', error });
+        gateway.sessionStoreHealth.failed(error);
         void signOutUpstream(context, { key: '', uid: credential.uid, environment, credential, sealed: '', absoluteExpiresAt: 0 });
         throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
       }
@@ -129,7 +129,7 @@ export const sessionResolvers = {
       try {
         await gateway.sessions.end(session);
       } catch (error) {
-        gateway.log.storeUnavailable({ store: 'sessions', error });
+        gateway.sessionStoreHealth.failed(error);
         throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
       }
       context.identity = undefined;

@@ -4,19 +4,18 @@
  * background, so the gateway recovers without a restart when Redis returns.
  */
 import { Redis } from 'ioredis';
-import type { LogEvents } from './observability/log-events';
+import type { StoreHealth } from './observability/store-health';
 
 export interface RedisClientOptions {
   readonly url: string;
-  /** A label for logs ("sessions", "cache"). */
-  readonly name: string;
-  readonly log: LogEvents;
+  /** Where outages are reported (logged once per outage). */
+  readonly health: StoreHealth;
   readonly commandTimeoutMs?: number;
 }
 
 export function createRedisClient(options: RedisClientOptions): Redis {
   const redis = new Redis(options.url, {
-    connectionName: `statement-gateway:${options.name}`,
+    connectionName: `statement-gateway:${options.health.name}`,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs ?? 500,
@@ -24,18 +23,9 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     // Reconnect forever, at most a second apart.
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   });
-  // Log an outage once, and its end once: ioredis emits an error per reconnection attempt.
-  let down = false;
-  redis.on('error', (error: unknown) => {
-    if (down) return;
-    down = true;
-    options.log.storeUnavailable({ store: options.name, error });
-  });
-  redis.on('ready', () => {
-    if (!down) return;
-    down = false;
-    options.log.storeRecovered({ store: options.name });
-  });
+  // ioredis emits an error per reconnection attempt; the health object logs the outage once.
+  redis.on('error', (error: unknown) => options.health.failed(error));
+  redis.on('ready', () => options.health.ok());
   return redis;
 }
 

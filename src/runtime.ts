@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Environment, GatewayConfig } from './config';
 import type { UpstreamTarget } from './credentials/types';
 import type { LogEvents } from './observability/log-events';
+import type { StoreHealth } from './observability/store-health';
 import type { Sessions } from './session/sessions';
 import type { UpstreamFetch } from './upstream/fetch';
 
@@ -14,6 +15,8 @@ export interface GatewayRuntime {
   readonly config: GatewayConfig;
   readonly log: LogEvents;
   readonly sessions: Sessions;
+  /** Reachability of the session store, as requests last saw it. */
+  readonly sessionStoreHealth: StoreHealth;
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
   readonly upstreamFetch: UpstreamFetch;
   /** The Redis of sessions and credentials, when configured. */

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { GetMeshOptions } from '@graphql-mesh/runtime';
 import { getMesh } from '@graphql-mesh/runtime';
-import { createYoga } from 'graphql-yoga';
+import { createYoga, useSchema } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
 import type { Redis } from 'ioredis';
 import { ENVIRONMENTS, type Environment, type GatewayConfig } from './config';
@@ -18,7 +18,9 @@ import { startEmbeddedUpstreams, type EmbeddedUpstreams } from './embedded-upstr
 import { createLogEvents } from './observability/log-events';
 import { createLogger } from './observability/logger';
 import { meshLogger } from './observability/mesh-logger';
+import { createStoreHealth } from './observability/store-health';
 import { createRedisClient, waitForReady } from './redis';
+import { publicSchema } from './plugins/public-schema';
 import { installRuntime, upstreamTarget, type GatewayRuntime } from './runtime';
 import { createMemorySessionStore } from './session/memory-store';
 import { createRedisSessionStore } from './session/redis-store';
@@ -58,10 +60,11 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const baseUrl = (environment: Environment) => config.upstreamUrls[environment] ?? embedded?.[environment].url ?? '';
   const upstreams = { sandbox: upstreamTarget('sandbox', baseUrl('sandbox')), production: upstreamTarget('production', baseUrl('production')) };
 
+  const sessionStoreHealth = createStoreHealth('sessions', log);
   let redis: Redis | undefined;
   let store: SessionStore & { close?: () => void };
   if (config.redisUrl) {
-    redis = createRedisClient({ url: config.redisUrl, name: 'sessions', log });
+    redis = createRedisClient({ url: config.redisUrl, health: sessionStoreHealth });
     await waitForReady(redis, 3_000);
     store = createRedisSessionStore(redis);
   } else {
@@ -76,7 +79,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   });
 
   const runtime: GatewayRuntime = {
-    config, log, sessions, upstreams, clock,
+    config, log, sessions, sessionStoreHealth, upstreams, clock,
     upstreamFetch: createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log }),
     ...(redis ? { redis } : {}),
   };
@@ -85,10 +88,16 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const artifacts = await loadMeshArtifacts();
   const meshOptions = await artifacts.getMeshOptions();
   meshOptions.logger = meshLogger(logger);
+  // The handlers were given Mesh's console logger by the generated code: use ours instead.
+  for (const source of meshOptions.sources) {
+    const handler = source.handler as unknown as { logger?: unknown };
+    if ('logger' in handler) handler.logger = meshLogger(logger, `mesh.${source.name}`);
+  }
   const mesh = await getMesh(meshOptions);
 
   const yoga = createYoga({
-    plugins: mesh.plugins,
+    // Mesh's plugins (schema, execution, and ours from src/plugins), then the public schema.
+    plugins: [...mesh.plugins, useSchema(publicSchema(mesh.schema))],
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/__yoga_health',
     landingPage: false,

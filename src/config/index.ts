@@ -73,8 +73,10 @@ const credentialKey = z
   .optional()
   .transform((text, ctx) => {
     if (text === undefined || text === '') return undefined;
-    const key = Buffer.from(text, 'base64');
-    if (key.length !== 32) {
+    const trimmed = text.trim();
+    const key = Buffer.from(trimmed, 'base64');
+    // Buffer.from skips characters outside the alphabet: insist the text is exactly 32 bytes' base64.
+    if (key.length !== 32 || key.toString('base64') !== trimmed || key.every((byte) => byte === 0)) {
       ctx.addIssue({ code: 'custom', message: 'expected 32 bytes in base64 (openssl rand -base64 32)' });
       return z.NEVER;
     }

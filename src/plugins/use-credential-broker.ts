@@ -52,7 +52,7 @@ export function useCredentialBroker({ runtime }: CredentialBrokerOptions): MeshP
         if (response.status === 401) {
           await response.body?.cancel().catch(() => undefined);
           // The upstream no longer accepts this credential: the session is over.
-          await sessions.end(identity.session).catch((error: unknown) => log.storeUnavailable({ store: 'sessions', error }));
+          await sessions.end(identity.session).catch((error: unknown) => runtime.sessionStoreHealth.failed(error));
           context.state.setCookies.push(clearSessionCookie(config.cookieSecure));
           log.sessionRejected({ reason: 'upstream-refused' });
           throw (context.state.upstreamFailure = gatewayError('UNAUTHENTICATED'));
@@ -62,7 +62,7 @@ export function useCredentialBroker({ runtime }: CredentialBrokerOptions): MeshP
         if (rotated && rotated.accessToken !== identity.session.credential.accessToken) {
           const before = identity.session;
           const kept = await sessions.rotate(before, rotated).catch((error: unknown) => {
-            log.storeUnavailable({ store: 'sessions', error });
+            runtime.sessionStoreHealth.failed(error);
             return undefined;
           });
           log.credentialRotated({ environment: before.environment, kept: kept !== undefined });

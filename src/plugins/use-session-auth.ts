@@ -73,9 +73,10 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
         try {
           result = await sessions.resolve(cookieId);
         } catch (error) {
-          log.storeUnavailable({ store: 'sessions', error });
+          runtime.sessionStoreHealth.failed(error);
           return refuse(gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error }));
         }
+        runtime.sessionStoreHealth.ok();
         if (result.status === 'active') {
           extendContext({ identity: { kind: 'session', session: result.session }, upstream: runtime.upstreams[result.session.environment] });
           return;

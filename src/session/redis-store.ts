@@ -48,7 +48,7 @@ export function createRedisSessionStore(redis: Redis): SessionStore {
           created: String(record.createdAt),
           abs: String(record.absoluteExpiresAt),
         })
-        .pexpire(key, Math.max(1, Math.min(idleMs, record.absoluteExpiresAt - record.createdAt)))
+        .pexpire(key, Math.max(1, Math.min(idleMs, record.absoluteExpiresAt - Date.now())))
         .exec();
       const failure = results?.find(([error]) => error)?.[0];
       if (!results || failure) throw failure ?? new Error('session write aborted');

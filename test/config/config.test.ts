@@ -75,6 +75,13 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses a CREDENTIAL_KEY with characters outside base64, or all zero bytes (regression)', () => {
+    // Buffer.from(text, 'base64') skips stray characters: '@@' + 43 'A's + '=' decoded to 32 zero bytes.
+    for (const value of [`@@${'A'.repeat(43)}=`, '-'.repeat(43), Buffer.alloc(32).toString('base64')]) {
+      expect(refusal({ CREDENTIAL_KEY: value }).message).toContain('CREDENTIAL_KEY');
+    }
+  });
+
   it('refuses SESSION_IDLE_TIMEOUT=soon, naming the variable', () => {
     expect(refusal({ SESSION_IDLE_TIMEOUT: 'soon' }).message).toContain('SESSION_IDLE_TIMEOUT');
   });

@@ -37,12 +37,14 @@ export async function startGatewayProcess(env: Record<string, string | undefined
     const timer = setTimeout(() => reject(new Error(`gateway did not start in time:\n${output}`)), 25_000);
     const check = () => {
       const match = /"event":"gateway.started","url":"([^"]+)"/.exec(output);
-      if (match?.[1]) {
+      // main.ts prints its banner right after the started event.
+      if (match?.[1] && output.includes(' Statement gateway on ')) {
         clearTimeout(timer);
         resolve(match[1]);
       }
     };
     child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`gateway exited (${String(code)}) before starting:\n${output}`));

@@ -1,0 +1,105 @@
+/**
+ * The gateway as a process: embedded defaults, configuration errors, the public schema, GraphiQL,
+ * and a clean stop on SIGTERM.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNT } from '../helpers/emulator';
+import { Browser, startGatewayProcess, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** Runs the gateway expecting it to refuse to start; gives its exit code and output. */
+function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe('on embedded defaults (no upstream URL, no Redis URL)', () => {
+  let gateway: GatewayProcess | undefined;
+  beforeAll(async () => {
+    gateway = await startGatewayProcess({});
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it('starts the built-in emulator and says so, naming the demo account and the in-memory store', () => {
+    const output = gateway?.output() ?? '';
+    expect(output).toContain('built-in Statement Filing Service emulator');
+    expect(output).toContain(`${DEMO_ACCOUNT.email} / ${DEMO_ACCOUNT.password}`);
+    expect(output).toContain('No REDIS_URL set');
+  });
+
+  it('serves a login with the demo account and a statementDefinitions query', async () => {
+    const browser = new Browser(gateway?.url ?? '');
+    const login = await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
+    expect(login.codes).toEqual([]);
+    // Plain http on loopback: no Secure flag and no __Host- prefix by default.
+    expect(login.headers.getSetCookie()[0]).toMatch(/^sgw_session=/);
+    expect(login.headers.getSetCookie()[0]).not.toMatch(/secure/i);
+    const definitions = await browser.graphql('{ statementDefinitions { definitions { identifier } } }');
+    expect(definitions.body.data?.statementDefinitions.definitions).toHaveLength(12);
+  });
+
+  it('exposes the upstream operations and login, logout and session, and nothing of the hidden sign-in', async () => {
+    const answer = await new Browser(gateway?.url ?? '').graphql<{ __schema: { queryType: { fields: { name: string }[] }; mutationType: { fields: { name: string }[] }; types: { name: string }[]; directives: { name: string }[] } }>(
+      '{ __schema { queryType { fields { name } } mutationType { fields { name } } types { name } directives { name } } }', undefined, { csrf: false });
+    const schema = answer.body.data?.__schema;
+    const queries = schema?.queryType.fields.map((field) => field.name) ?? [];
+    const mutations = schema?.mutationType.fields.map((field) => field.name) ?? [];
+    expect(queries).toEqual(expect.arrayContaining(['secretGreeting', 'statementDefinitions', 'getStatements', 'getFw2Statements', 'session']));
+    expect(mutations).toEqual(expect.arrayContaining(['confirmRegistration', 'addF1099necStatements', 'updateFw2Statements', 'deleteStatements', 'finalizeStatements', 'submitStatements', 'login', 'logout']));
+    expect(queries).not.toContain('dummy');
+    expect(mutations).not.toContain('signIn');
+    const types = schema?.types.map((type) => type.name) ?? [];
+    for (const hidden of ['SignInSuccess', 'SignInFailure', 'SignedInUser', 'ResponseMetadata', 'SignInInput_Input', 'signIn_response', 'HTTPMethod', 'ObjMap']) expect(types).not.toContain(hidden);
+    const directives = schema?.directives.map((directive) => directive.name) ?? [];
+    expect(directives).toEqual(expect.arrayContaining(['include', 'skip', 'deprecated']));
+    for (const name of directives) expect(['include', 'skip', 'deprecated', 'specifiedBy', 'oneOf']).toContain(name);
+  });
+
+  it('serves GraphiQL to browsers in development, sending X-CSRF', async () => {
+    const response = await fetch(`${gateway?.url ?? ''}/graphql`, { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain('GraphiQL');
+    expect(html).toContain('X-CSRF');
+  });
+
+  it('stops cleanly on SIGTERM within a few seconds', async () => {
+    const started = Date.now();
+    const code = await gateway?.stop();
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('bad configuration', () => {
+  it('refuses to start with REDIS_URL but no CREDENTIAL_KEY, naming it', async () => {
+    const { code, output } = await runToExit({ REDIS_URL: TEST_REDIS_URL });
+    expect(code).toBe(1);
+    expect(output).toMatch(/CREDENTIAL_KEY: is required with REDIS_URL/);
+  });
+
+  it('refuses a bad duration, naming the variable', async () => {
+    const { code, output } = await runToExit({ SESSION_IDLE_TIMEOUT: 'soon' });
+    expect(code).toBe(1);
+    expect(output).toContain('SESSION_IDLE_TIMEOUT');
+    expect(output).not.toMatch(/at .*\.ts:\d+/);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * Sessions fail closed when their Redis is away (paused or stopped), fast, and the gateway
+ * recovers without a restart when it returns. The Redis here is the test's own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
+import { Browser, TEST_CREDENTIAL_KEY, useGateway } from '../helpers/gateway';
+import { ownRedis, type OwnRedis } from '../helpers/redis-server';
+
+const sandbox = useEmulator('sandbox');
+const production = useEmulator('production');
+let redis: OwnRedis | undefined;
+const gateway = useGateway(() => ({
+  UPSTREAM_SANDBOX_URL: sandbox.url,
+  UPSTREAM_PRODUCTION_URL: production.url,
+  REDIS_URL: redis?.url,
+  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+}));
+
+beforeAll(async () => {
+  redis = await ownRedis();
+  await redis.start();
+  await gateway.start();
+});
+afterAll(async () => {
+  await gateway.current.stop();
+  await redis?.stop();
+});
+
+const GREETING = '{ secretGreeting { response } }';
+
+async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = Date.now();
+  const value = await run();
+  return { value, ms: Date.now() - started };
+}
+
+describe('when the session store is away', () => {
+  it('answers SESSION_STORE_UNAVAILABLE within a second or two while Redis hangs, and the same session works once it answers again', async () => {
+    const browser = new Browser(gateway.current.url);
+    expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+    redis?.pause();
+    try {
+      const { value, ms } = await timed(() => browser.graphql(GREETING));
+      expect(value.status).toBe(503);
+      expect(value.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
+      expect(ms).toBeLessThan(2_000);
+      expect(JSON.stringify(value.body)).not.toMatch(/redis|ECONN|timeout|127\.0\.0\.1/i);
+    } finally {
+      redis?.resume();
+    }
+    expect((await browser.graphql(GREETING)).codes).toEqual([]);
+  });
+
+  it('fails closed for cookie requests and login while Redis is stopped, and recovers without a restart', async () => {
+    const browser = new Browser(gateway.current.url);
+    expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+    await redis?.stop();
+
+    const { value, ms } = await timed(() => browser.graphql(GREETING));
+    expect(value.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
+    expect(ms).toBeLessThan(2_000);
+    const login = await new Browser(gateway.current.url).login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
+    expect(login.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
+    expect(login.headers.getSetCookie()).toEqual([]);
+    const readiness = await fetch(`${gateway.current.url}/readiness`);
+    expect(readiness.status).toBe(503);
+    expect(await readiness.json()).toMatchObject({ failed: ['sessionStore:redis'] });
+
+    await redis?.start();
+    // The client reconnects in the background (at most a second apart).
+    const deadline = Date.now() + 5_000;
+    let again = await new Browser(gateway.current.url).login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
+    while (again.codes.length && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      again = await new Browser(gateway.current.url).login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
+    }
+    expect(again.codes).toEqual([]);
+    expect((await fetch(`${gateway.current.url}/readiness`)).status).toBe(200);
+  });
+
+  it('logs the outage once, not once per reconnection attempt', () => {
+    const lines = gateway.current.output().split('\n');
+    const outages = lines.filter((line) => line.includes('"event":"store.unavailable"') && line.includes('"store":"sessions"'));
+    const recoveries = lines.filter((line) => line.includes('"event":"store.recovered"') && line.includes('"store":"sessions"'));
+    // Two outages above (paused, then stopped), each with many failed requests and reconnections.
+    expect(outages.length).toBe(2);
+    expect(recoveries.length).toBe(2);
+  });
+});

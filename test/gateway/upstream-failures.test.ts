@@ -1,0 +1,112 @@
+/**
+ * Upstream failures reach the client as the contract's codes, never with the upstream's URL,
+ * connection error or body; readiness names the failing dependency.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../emulator';
+import { control, DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
+import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
+
+const sandbox = useEmulator('sandbox');
+let production: RunningEmulator | undefined;
+const gateway = useGateway(() => ({
+  UPSTREAM_SANDBOX_URL: sandbox.url,
+  UPSTREAM_PRODUCTION_URL: production?.url,
+  REDIS_URL: TEST_REDIS_URL,
+  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+  UPSTREAM_TIMEOUT_MS: '800',
+}));
+
+beforeAll(async () => {
+  production = await startEmulator({ environment: 'production' });
+  await gateway.start();
+});
+afterAll(async () => {
+  await production?.close().catch(() => undefined);
+});
+
+const GREETING = '{ secretGreeting { response } }';
+let browser: Browser;
+beforeEach(async () => {
+  browser = new Browser(gateway.current.url);
+  expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+});
+
+function expectNoLeak(text: string): void {
+  expect(text).not.toMatch(/127\.0\.0\.1|localhost|https?:\/\//);
+  expect(text).not.toMatch(/ECONNREFUSED|fetch failed|<html|<!DOCTYPE|stack|\.ts:\d+/i);
+}
+
+describe('upstream failures', () => {
+  it('gives UPSTREAM_UNAVAILABLE when the upstream answers 500, without its body', async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 500 });
+    const answer = await browser.graphql(GREETING);
+    expect(answer.status).toBe(503);
+    expect(answer.codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expectNoLeak(JSON.stringify(answer.body));
+  });
+
+  it('gives UPSTREAM_UNAVAILABLE when the upstream hangs past UPSTREAM_TIMEOUT_MS', async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { hangMs: 5_000 });
+    const started = Date.now();
+    const answer = await browser.graphql(GREETING);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(answer.codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expectNoLeak(JSON.stringify(answer.body));
+  });
+
+  it('gives UPSTREAM_ERROR when the upstream answers something unexpected', async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 418 });
+    const answer = await browser.graphql(GREETING);
+    expect(answer.status).toBe(502);
+    expect(answer.codes).toEqual(['UPSTREAM_ERROR']);
+    expectNoLeak(JSON.stringify(answer.body));
+  });
+
+  it('gives UPSTREAM_UNAVAILABLE to login when the upstream is down', async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 503 });
+    const answer = await new Browser(gateway.current.url).login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
+    expect(answer.codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expectNoLeak(JSON.stringify(answer.body));
+  });
+
+  it('works again once the upstream recovers', async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 500 });
+    expect((await browser.graphql(GREETING)).codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: null });
+    expect((await browser.graphql(GREETING)).codes).toEqual([]);
+  });
+});
+
+describe('readiness', () => {
+  it('is 200 when the session store and both upstreams answer', async () => {
+    const response = await fetch(`${gateway.current.url}/readiness`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: 'ready', failed: [] });
+    expect((await fetch(`${gateway.current.url}/healthcheck`)).status).toBe(200);
+  });
+
+  it('is 503 naming the upstream that fails, without its URL', async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 500 });
+    const response = await fetch(`${gateway.current.url}/readiness`);
+    const text = await response.text();
+    expect(response.status).toBe(503);
+    expect(JSON.parse(text)).toMatchObject({ status: 'unavailable', failed: ['upstream:sandbox'] });
+    expectNoLeak(text);
+  });
+});
+
+describe('an upstream that is gone', () => {
+  it('gives UPSTREAM_UNAVAILABLE when the connection is refused, without the address', async () => {
+    const prod = new Browser(gateway.current.url);
+    expect((await prod.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password, 'PRODUCTION')).codes).toEqual([]);
+    await production?.close();
+    const answer = await prod.graphql(GREETING);
+    expect(answer.status).toBe(503);
+    expect(answer.codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expectNoLeak(JSON.stringify(answer.body));
+    // The gateway itself stays up.
+    expect((await browser.graphql(GREETING)).codes).toEqual([]);
+    expect((await fetch(`${gateway.current.url}/readiness`)).status).toBe(503);
+  });
+});
