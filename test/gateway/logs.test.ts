@@ -2,29 +2,13 @@
  * A full login-and-query flow writes JSON logs with named events and none of the secrets: the
  * password, the upstream tokens and client ids, the cookie.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { control, DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
-import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
-import { startRecordingProxy, type RecordingProxy } from '../helpers/recording-proxy';
+import { describe, expect, it } from 'vitest';
+import { control, DEMO_ACCOUNT } from '../helpers/emulator';
+import { Browser, useGatewayBehindRecordingProxy } from '../helpers/gateway';
 import { ADD_NEC, VALID_NEC } from '../helpers/statements';
 
-const sandbox = useEmulator('sandbox');
-const production = useEmulator('production');
-let proxy: RecordingProxy | undefined;
-const gateway = useGateway(() => ({
-  UPSTREAM_SANDBOX_URL: proxy?.url,
-  UPSTREAM_PRODUCTION_URL: production.url,
-  REDIS_URL: TEST_REDIS_URL,
-  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-  LOG_LEVEL: 'trace',
-}));
-beforeAll(async () => {
-  proxy = await startRecordingProxy(() => sandbox.url);
-  await gateway.start();
-});
-afterAll(async () => {
-  await proxy?.close();
-});
+const setup = useGatewayBehindRecordingProxy({ LOG_LEVEL: 'trace' });
+const { sandbox, gateway } = setup;
 
 describe('logs', () => {
   it('a full login-and-query flow writes none of the password, tokens, client ids or cookie', async () => {
@@ -44,7 +28,7 @@ describe('logs', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     const secrets = new Set<string>([DEMO_ACCOUNT.password, 'wrong-password-here', cookieValue]);
-    for (const exchange of proxy?.exchanges ?? []) {
+    for (const exchange of setup.proxy.exchanges) {
       for (const name of ['access-token', 'client', 'authorization']) {
         const value = exchange.responseHeaders[name]?.trim() ?? (exchange.requestHeaders[name] as string | undefined)?.trim();
         if (value) secrets.add(value);

@@ -2,32 +2,12 @@
  * Browser sessions end to end: the cookie, CSRF and origin, login and logout, expiry by the
  * upstream, rotated tokens. Real Redis, the gateway in its own process, the emulator over HTTP.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { control, DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
-import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
-import { startRecordingProxy, type RecordingProxy } from '../helpers/recording-proxy';
+import { describe, expect, it } from 'vitest';
+import { control, DEMO_ACCOUNT } from '../helpers/emulator';
+import { Browser, useGatewayBehindRecordingProxy } from '../helpers/gateway';
 
-const sandbox = useEmulator('sandbox');
-const production = useEmulator('production');
-let proxy: RecordingProxy | undefined;
-const gateway = useGateway(() => ({
-  UPSTREAM_SANDBOX_URL: proxy?.url,
-  UPSTREAM_PRODUCTION_URL: production.url,
-  REDIS_URL: TEST_REDIS_URL,
-  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-  ALLOWED_ORIGINS: 'https://app.example.com',
-}));
-
-beforeAll(async () => {
-  proxy = await startRecordingProxy(() => sandbox.url);
-  await gateway.start();
-});
-afterAll(async () => {
-  await proxy?.close();
-});
-beforeEach(() => {
-  proxy?.exchanges.splice(0);
-});
+const setup = useGatewayBehindRecordingProxy({ ALLOWED_ORIGINS: 'https://app.example.com' });
+const { sandbox, production, gateway } = setup;
 
 const GREETING = '{ secretGreeting { response errors } }';
 const browser = () => new Browser(gateway.current.url);
@@ -42,7 +22,7 @@ async function signedIn(): Promise<Browser> {
 /** Every credential value the upstream handed out so far (from the recording proxy). */
 function upstreamSecrets(): string[] {
   const secrets = new Set<string>();
-  for (const exchange of proxy?.exchanges ?? []) {
+  for (const exchange of setup.proxy.exchanges) {
     for (const name of ['access-token', 'client', 'authorization']) {
       const value = exchange.responseHeaders[name]?.trim();
       if (value) secrets.add(value);
@@ -183,7 +163,7 @@ describe('logout', () => {
     const answer = await b.graphql('mutation { logout }');
     expect(answer.body.data).toEqual({ logout: true });
     expect(b.lastSetCookie.join()).toMatch(/Max-Age=0/);
-    expect(proxy?.exchanges.some((exchange) => exchange.method === 'DELETE' && exchange.path === '/v2/auth/sign_out' && exchange.status === 200)).toBe(true);
+    expect(setup.proxy.exchanges.some((exchange) => exchange.method === 'DELETE' && exchange.path === '/v2/auth/sign_out' && exchange.status === 200)).toBe(true);
 
     const after = browser();
     after.cookie = cookie;
@@ -205,9 +185,9 @@ describe('the upstream credential', () => {
     expect(again.flatMap((answer) => answer.codes)).toEqual([]);
 
     // devise rotates twice, then answers inside its batch window; the gateway sent what it got.
-    const sent = (proxy?.exchanges ?? []).filter((e) => e.path === '/v2/graphql').map((e) => e.requestHeaders['access-token']);
+    const sent = (setup.proxy.exchanges).filter((e) => e.path === '/v2/graphql').map((e) => e.requestHeaders['access-token']);
     expect(new Set(sent).size).toBeGreaterThanOrEqual(3);
-    expect(proxy?.exchanges.every((exchange) => exchange.status !== 401)).toBe(true);
+    expect(setup.proxy.exchanges.every((exchange) => exchange.status !== 401)).toBe(true);
   });
 
   it('ends the session with UNAUTHENTICATED when the upstream refuses the stored credential', async () => {
@@ -219,11 +199,11 @@ describe('the upstream credential', () => {
     expect(refused.status).toBe(401);
     expect(refused.codes).toEqual(['UNAUTHENTICATED']);
     expect(b.lastSetCookie.join()).toMatch(/Max-Age=0/);
-    proxy?.exchanges.splice(0);
+    setup.proxy.exchanges.splice(0);
     const again = browser();
     again.cookie = cookie;
     expect((await again.graphql(GREETING)).codes).toEqual(['UNAUTHENTICATED']);
     // The session is gone: the second refusal did not even reach the upstream.
-    expect(proxy?.exchanges).toEqual([]);
+    expect(setup.proxy.exchanges).toEqual([]);
   });
 });

@@ -5,8 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { afterAll } from 'vitest';
-import type { HttpAnswer } from './emulator';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { useEmulator, type HttpAnswer } from './emulator';
+import { startRecordingProxy, type RecordingProxy } from './recording-proxy';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 export const TEST_CREDENTIAL_KEY = randomBytes(32).toString('base64');
@@ -123,4 +124,40 @@ export class Browser {
       { email, password, environment },
     );
   }
+}
+
+/**
+ * The usual end-to-end setup: both emulators, a recording proxy in front of the sandbox one, and a
+ * gateway on Redis in front of them. `proxy.exchanges` is emptied before each test.
+ */
+export function useGatewayBehindRecordingProxy(extraEnv: Record<string, string> = {}) {
+  const sandbox = useEmulator('sandbox');
+  const production = useEmulator('production');
+  let proxy: RecordingProxy | undefined;
+  const gateway = useGateway(() => ({
+    UPSTREAM_SANDBOX_URL: proxy?.url,
+    UPSTREAM_PRODUCTION_URL: production.url,
+    REDIS_URL: TEST_REDIS_URL,
+    CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+    ...extraEnv,
+  }));
+  beforeAll(async () => {
+    proxy = await startRecordingProxy(() => sandbox.url);
+    await gateway.start();
+  });
+  afterAll(async () => {
+    await proxy?.close();
+  });
+  beforeEach(() => {
+    proxy?.exchanges.splice(0);
+  });
+  return {
+    sandbox,
+    production,
+    gateway,
+    get proxy(): RecordingProxy {
+      if (!proxy) throw new Error('proxy not started');
+      return proxy;
+    },
+  };
 }
