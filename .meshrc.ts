@@ -16,6 +16,10 @@ const config: YamlConfig.Config = {
         graphql: {
           source: './sources/statement-filing-service/schema.graphql',
           endpoint: '{context.upstream.graphqlUrl}',
+          // The HTTP executor merges identical in-flight queries, keyed by URL, body and these
+          // headers; the credential is only added later, by the broker. This header makes the key
+          // per identity, so two users' identical reads are never merged. The broker strips it.
+          operationHeaders: { 'x-sgw-identity': '{context.identityKey}' },
         },
       },
     },

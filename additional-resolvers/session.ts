@@ -118,6 +118,7 @@ export const sessionResolvers = {
         setSessionCookie(created.id, { secure: gateway.config.cookieSecure, maxAgeSeconds: gateway.config.sessionAbsoluteMs / 1000 }),
       );
       context.identity = { kind: 'session', session: created.session };
+      context.identityKey = created.session.key;
       gateway.log.loginSucceeded({ environment, uid: credential.uid });
       return sessionView(created.session);
     },

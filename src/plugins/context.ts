@@ -34,6 +34,11 @@ export interface GatewayContext {
   /** Where upstream calls of this request go (interpolated into the Mesh source endpoints). */
   upstream: UpstreamTarget;
   identity?: RequestIdentity;
+  /**
+   * Distinguishes identities in the upstream executor's in-flight deduplication (see
+   * .meshrc.ts). The session's store key: a hash, never sent upstream.
+   */
+  identityKey?: string;
 }
 
 const states = new WeakMap<Request, RequestState>();

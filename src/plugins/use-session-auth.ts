@@ -78,7 +78,11 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
         }
         runtime.sessionStoreHealth.ok();
         if (result.status === 'active') {
-          extendContext({ identity: { kind: 'session', session: result.session }, upstream: runtime.upstreams[result.session.environment] });
+          extendContext({
+            identity: { kind: 'session', session: result.session },
+            identityKey: result.session.key,
+            upstream: runtime.upstreams[result.session.environment],
+          });
           return;
         }
         log.sessionRejected({ reason: result.status });

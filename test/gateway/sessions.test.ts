@@ -207,3 +207,23 @@ describe('the upstream credential', () => {
     expect(setup.proxy.exchanges).toEqual([]);
   });
 });
+
+describe('two users at once', () => {
+  it('never merges two sessions\' identical concurrent reads into one upstream call (regression)', async () => {
+    const password = 'a-long-enough-password-123';
+    await control(sandbox.url, 'POST', '/__emulator/accounts', { email: 'alice@example.com', password });
+    await control(sandbox.url, 'POST', '/__emulator/accounts', { email: 'bob@example.com', password });
+    const alice = browser();
+    const bob = browser();
+    expect((await alice.login('alice@example.com', password)).codes).toEqual([]);
+    expect((await bob.login('bob@example.com', password)).codes).toEqual([]);
+    // Slow answers make the two identical queries overlap in flight.
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 400 });
+    const [a, b] = await Promise.all([alice.graphql(GREETING), bob.graphql(GREETING)]);
+    expect(a.body.data?.secretGreeting.response).toContain('alice@example.com');
+    expect(b.body.data?.secretGreeting.response).toContain('bob@example.com');
+    const calls = setup.proxy.exchanges.filter((exchange) => exchange.path === '/v2/graphql');
+    expect(calls.map((call) => call.requestHeaders.uid).sort()).toEqual(['alice@example.com', 'bob@example.com']);
+    expect(calls.every((call) => call.requestHeaders['x-sgw-identity'] === undefined)).toBe(true);
+  });
+});
