@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.mesh/', 'coverage/', 'bench/results/'] },
+  { ignores: ['node_modules/', '.mesh/', 'coverage/', 'bench/results/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,6 +1,6 @@
 /** `login`, `logout` and `session`: the gateway's own operations, beside the upstream's. */
 import { credentialFromHeaders, type UpstreamCredential } from '../src/credentials/types';
-import { gatewayError } from '../src/errors';
+import { findGatewayError, gatewayError } from '../src/errors';
 import { environmentFromEnum, environmentToEnum, type GatewayContext } from '../src/plugins/context';
 import { clearSessionCookie, setSessionCookie } from '../src/session/cookie';
 import type { ActiveSession } from '../src/session/sessions';
@@ -90,6 +90,14 @@ export const sessionResolvers = {
         void signOutUpstream(context, previous);
       }
 
+      // Sessions fail closed: do not sign in upstream when the session could not be kept.
+      try {
+        await gateway.sessions.store.ping();
+      } catch (error) {
+        gateway.sessionStoreHealth.failed(error);
+        throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
+      }
+
       const target = gateway.upstreams[environment];
       const answer = await context.SignIn.Mutation.signIn({
         root: {},
@@ -97,7 +105,9 @@ export const sessionResolvers = {
         context: { ...context, upstream: target, identity: undefined },
         selectionSet: SIGN_IN_SELECTION,
       });
-      if (answer instanceof Error) throw answer;
+      // The SDK hands failures back as values; never rethrow them as they are (their path names
+      // the hidden sign-in operation).
+      if (answer instanceof Error) throw findGatewayError(answer) ?? state.upstreamFailure ?? gatewayError('UPSTREAM_ERROR');
       if (!answer || answer.__typename !== 'SignInSuccess') {
         gateway.log.loginRefused({ environment, reason: 'invalid-credentials' });
         throw gatewayError('INVALID_CREDENTIALS');

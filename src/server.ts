@@ -104,6 +104,13 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     maskedErrors: false,
     batching: false,
     logging: meshLogger(logger, 'yoga'),
+    // CORS only for ALLOWED_ORIGINS, with credentials; any other origin gets no CORS headers, so
+    // browsers refuse its preflights (custom headers such as X-CSRF) and hide answers from it.
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      if (origin === null || !config.allowedOrigins.includes(origin)) return false;
+      return { origin: [origin], credentials: true, methods: ['GET', 'POST'], allowedHeaders: ['content-type', 'accept', 'x-csrf'], maxAge: 600 };
+    },
     // GraphiQL in development only, sending the X-CSRF header that cookie requests need.
     graphiql: config.production ? false : { title: 'Statement gateway', headers: JSON.stringify({ 'X-CSRF': '1' }, null, 2), credentials: 'same-origin' },
   });

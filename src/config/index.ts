@@ -17,6 +17,13 @@ const url = (protocols: readonly string[], example: string) =>
       }
     }, `expected a ${protocols.join(' or ')} URL such as ${example}`);
 
+/** Upstream URLs are logged at start: they must not carry a user or password. */
+const upstreamUrl = (example: string) =>
+  url(['http:', 'https:'], example).refine((value) => {
+    const parsed = new URL(value);
+    return !parsed.username && !parsed.password;
+  }, 'must not contain a user name or password');
+
 const duration = (fallback: string) =>
   z
     .string()
@@ -87,8 +94,8 @@ const schema = z
   .object({
     PORT: integer(4000, 0, 65_535),
     HOST: z.string().trim().min(1).default('127.0.0.1'),
-    UPSTREAM_SANDBOX_URL: url(['http:', 'https:'], 'https://sandbox.example.com').optional(),
-    UPSTREAM_PRODUCTION_URL: url(['http:', 'https:'], 'https://api.example.com').optional(),
+    UPSTREAM_SANDBOX_URL: upstreamUrl('https://sandbox.example.com').optional(),
+    UPSTREAM_PRODUCTION_URL: upstreamUrl('https://api.example.com').optional(),
     REDIS_URL: url(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').optional(),
     CACHE_REDIS_URL: url(['redis:', 'rediss:'], 'redis://127.0.0.1:6380').optional(),
     SERVICE_ACCOUNTS_FILE: z.string().trim().min(1).optional(),
@@ -103,6 +110,21 @@ const schema = z
     NODE_ENV: z.string().default('development'),
   })
   .superRefine((env, ctx) => {
+    // One real upstream beside a built-in emulator would be a silent trap (an emulated "production").
+    if (Boolean(env.UPSTREAM_SANDBOX_URL) !== Boolean(env.UPSTREAM_PRODUCTION_URL)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env.UPSTREAM_SANDBOX_URL ? 'UPSTREAM_PRODUCTION_URL' : 'UPSTREAM_SANDBOX_URL'],
+        message: 'set both upstream URLs, or neither (the built-in emulator then serves both)',
+      });
+    }
+    if (env.SERVICE_ACCOUNTS_FILE) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SERVICE_ACCOUNTS_FILE'],
+        message: 'service accounts are not supported by this version of the gateway yet; unset it',
+      });
+    }
     if (env.REDIS_URL && !env.CREDENTIAL_KEY) {
       ctx.addIssue({
         code: 'custom',
@@ -151,7 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  const embedded = !e.UPSTREAM_SANDBOX_URL || !e.UPSTREAM_PRODUCTION_URL;
+  const embedded = !e.UPSTREAM_SANDBOX_URL;
   const trim = (value: string | undefined) => value?.replace(/\/+$/, '');
   return {
     port: e.PORT,

@@ -60,10 +60,12 @@ export function clientError(
   message: string,
   path?: readonly (string | number)[],
   headers?: Readonly<Record<string, string>>,
+  /** Overrides the code's status (BAD_REQUEST also covers 405 and 415). */
+  status: number = ERROR_STATUS[code],
 ): GraphQLError {
   return new GraphQLError(message, {
     ...(path ? { path } : {}),
-    extensions: { code, http: { status: ERROR_STATUS[code], ...(headers ? { headers: { ...headers } } : {}) } },
+    extensions: { code, http: { status, ...(headers ? { headers: { ...headers } } : {}) } },
   });
 }
 

@@ -10,7 +10,14 @@ export interface HealthOptions {
   readonly runtime: GatewayRuntime;
   /** How long each dependency may take to answer. */
   readonly timeoutMs?: number;
+  /**
+   * How long one readiness verdict is reused. /readiness needs no login: without this, every hit
+   * would cost a store round trip and two upstream calls (an amplifier for anyone who can reach it).
+   */
+  readonly cacheMs?: number;
 }
+
+type Verdict = { readonly status: number; readonly body: unknown };
 
 type Check = { readonly name: string; readonly run: () => Promise<void> };
 
@@ -23,7 +30,7 @@ async function withTimeout(run: () => Promise<void>, ms: number): Promise<void> 
   }
 }
 
-export function useHealth({ runtime, timeoutMs = 2_000 }: HealthOptions): Plugin {
+export function useHealth({ runtime, timeoutMs = 2_000, cacheMs = 1_000 }: HealthOptions): Plugin {
   const checks: Check[] = [
     { name: `sessionStore:${runtime.sessions.store.kind}`, run: () => runtime.sessions.store.ping() },
     ...ENVIRONMENTS.map((environment) => ({
@@ -40,6 +47,28 @@ export function useHealth({ runtime, timeoutMs = 2_000 }: HealthOptions): Plugin
   const json = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
 
+  const assess = async (): Promise<Verdict> => {
+    const results = await Promise.all(
+      checks.map(async (check) => {
+        try {
+          await withTimeout(check.run, timeoutMs);
+          return { name: check.name, ok: true };
+        } catch {
+          return { name: check.name, ok: false };
+        }
+      }),
+    );
+    const failed = results.filter((result) => !result.ok).map((result) => result.name);
+    const dependencies = Object.fromEntries(results.map((result) => [result.name, result.ok ? 'ok' : 'failed']));
+    return { status: failed.length ? 503 : 200, body: { status: failed.length ? 'unavailable' : 'ready', failed, dependencies } };
+  };
+  let latest: { at: number; verdict: Promise<Verdict> } | undefined;
+  const verdict = (): Promise<Verdict> => {
+    const now = runtime.clock();
+    if (!latest || now - latest.at >= cacheMs) latest = { at: now, verdict: assess() };
+    return latest.verdict;
+  };
+
   return {
     onRequest(payload) {
       const { url } = payload;
@@ -48,20 +77,7 @@ export function useHealth({ runtime, timeoutMs = 2_000 }: HealthOptions): Plugin
         return;
       }
       if (url.pathname !== '/readiness') return;
-      return Promise.all(
-        checks.map(async (check) => {
-          try {
-            await withTimeout(check.run, timeoutMs);
-            return { name: check.name, ok: true };
-          } catch {
-            return { name: check.name, ok: false };
-          }
-        }),
-      ).then((results) => {
-        const failed = results.filter((result) => !result.ok).map((result) => result.name);
-        const dependencies = Object.fromEntries(results.map((result) => [result.name, result.ok ? 'ok' : 'failed']));
-        payload.endResponse(json(failed.length ? 503 : 200, { status: failed.length ? 'unavailable' : 'ready', failed, dependencies }));
-      });
+      return verdict().then(({ status, body }) => payload.endResponse(json(status, body)));
     },
   };
 }

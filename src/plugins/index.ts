@@ -8,12 +8,15 @@ import type { GatewayContext } from './context';
 import { useCredentialBroker } from './use-credential-broker';
 import { useDistinctValidationRules } from './use-distinct-validation-rules';
 import { useErrorMapping } from './use-error-mapping';
+import { useRoutes } from './use-routes';
 import { useSessionAuth } from './use-session-auth';
 
 export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayContext>[] {
   return [
     // HTTP routes answered before any GraphQL work: liveness and readiness.
     useHealth({ runtime }) as MeshPlugin<GatewayContext>,
+    // Every other path but /graphql is 404; POST bodies must be JSON (415 otherwise).
+    useRoutes() as MeshPlugin<GatewayContext>,
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules() as MeshPlugin<GatewayContext>,
     // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;

@@ -51,10 +51,16 @@ export function useCredentialBroker({ runtime }: CredentialBrokerOptions): MeshP
 
         if (response.status === 401) {
           await response.body?.cancel().catch(() => undefined);
-          // The upstream no longer accepts this credential: the session is over.
-          await sessions.end(identity.session).catch((error: unknown) => runtime.sessionStoreHealth.failed(error));
-          context.state.setCookies.push(clearSessionCookie(config.cookieSecure));
-          log.sessionRejected({ reason: 'upstream-refused' });
+          // The upstream no longer accepts this credential: the session is over, unless a racing
+          // answer stored a newer credential meanwhile (then only this request fails).
+          const ended = await sessions.endIfCurrent(identity.session).catch((error: unknown) => {
+            runtime.sessionStoreHealth.failed(error);
+            return true;
+          });
+          if (ended) {
+            context.state.setCookies.push(clearSessionCookie(config.cookieSecure));
+            log.sessionRejected({ reason: 'upstream-refused' });
+          }
           throw (context.state.upstreamFailure = gatewayError('UNAUTHENTICATED'));
         }
 

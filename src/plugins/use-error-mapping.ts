@@ -20,6 +20,17 @@ const URLISH = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
 
 type ResultLike = { errors?: readonly GraphQLError[] } & Record<string, unknown>;
 
+/** The deepest `originalError` (Mesh and graphql-js wrap several times). */
+function innermostError(error: Error): Error {
+  let current = error;
+  for (let depth = 0; depth < 8; depth++) {
+    const next = (current as { originalError?: unknown }).originalError;
+    if (!(next instanceof Error)) break;
+    current = next;
+  }
+  return current;
+}
+
 export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
   const { log } = runtime;
 
@@ -27,10 +38,13 @@ export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
     const own = findGatewayError(error);
     if (own) {
       const http = own.extensions.http as { headers?: Record<string, string> };
-      return clientError(own.code, own.message, error.path, http?.headers);
+      return clientError(own.code, own.message, error.path, http.headers);
     }
     const extensions = error.extensions;
     const code = extensions.code;
+    const httpStatus = (extensions.http as { status?: unknown } | undefined)?.status;
+    const safeMessage = error.message.replace(URLISH, '[url]');
+
     const fromExecutor = (typeof code === 'string' && EXECUTOR_CODES.has(code)) || 'request' in extensions || 'response' in extensions;
     if (fromExecutor) {
       // Mesh's delegation drops `originalError`: what the broker recorded says what happened.
@@ -39,20 +53,26 @@ export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
       log.unexpectedError({ error: new Error(`upstream answer not usable (${String(code)})`), operation: state?.operation });
       return clientError('UPSTREAM_ERROR', DEFAULT_MESSAGES.UPSTREAM_ERROR, error.path);
     }
-    const original = error.originalError;
-    if (!original && isErrorCode(code)) {
-      // Yoga's own request errors (BAD_REQUEST, GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED).
-      return clientError(code, error.message.replace(URLISH, '[url]'), error.path);
-    }
-    if (!original && !error.path && !state?.upstreamAnswered) {
-      // A GraphQL error raised before execution without a code: validation of the document.
-      return clientError('GRAPHQL_VALIDATION_FAILED', error.message.replace(URLISH, '[url]'));
-    }
-    if (!original && state?.upstreamAnswered) {
+
+    // Before execution (no path): Yoga's request errors, parse, validation and variable errors.
+    if (!error.path) {
+      if (httpStatus === 413) return clientError('PAYLOAD_TOO_LARGE', DEFAULT_MESSAGES.PAYLOAD_TOO_LARGE);
+      if (code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED') return clientError(code, safeMessage);
+      // Variables that do not fit their declared types are a validation failure of the request.
+      if (/^Variable "\$/.test(error.message)) return clientError('GRAPHQL_VALIDATION_FAILED', safeMessage);
+      if (typeof httpStatus === 'number' && httpStatus >= 400 && httpStatus < 500) {
+        return clientError('BAD_REQUEST', safeMessage, undefined, undefined, httpStatus);
+      }
+      if (isErrorCode(code)) return clientError(code, safeMessage);
+      const innermost = innermostError(error);
+      if (innermost instanceof GraphQLError) {
+        return clientError('GRAPHQL_VALIDATION_FAILED', safeMessage);
+      }
+    } else if (state?.upstreamAnswered && innermostError(error) instanceof GraphQLError) {
       // A top-level error in the upstream's own GraphQL answer: its message is meant for API clients.
-      return clientError('UPSTREAM_ERROR', error.message.replace(URLISH, '[url]'), error.path);
+      return clientError('UPSTREAM_ERROR', safeMessage, error.path);
     }
-    log.unexpectedError({ error: original ?? error, operation: state?.operation });
+    log.unexpectedError({ error: innermostError(error), operation: state?.operation });
     return clientError('INTERNAL_SERVER_ERROR', DEFAULT_MESSAGES.INTERNAL_SERVER_ERROR, error.path);
   };
 

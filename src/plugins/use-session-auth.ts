@@ -13,8 +13,10 @@ import { checkCsrf } from '../session/csrf';
 import { attachState, stateOf, type GatewayContext, type RequestState } from './context';
 import { rootFieldNames, selectedOperation } from './root-fields';
 
-/** Root fields an anonymous caller may use. Introspection is governed by the query limits. */
-const ANONYMOUS_FIELDS = new Set(['confirmRegistration', 'login', 'session', '__typename', '__schema', '__type']);
+/** Root fields an anonymous caller may use (the contract's list, and `__typename`). */
+const ANONYMOUS_FIELDS = ['confirmRegistration', 'login', 'session', '__typename'];
+/** Outside production, anonymous introspection too: GraphiQL needs the schema before login. */
+const DEVELOPMENT_ANONYMOUS_FIELDS = ['__schema', '__type'];
 
 export interface SessionAuthOptions {
   readonly runtime: GatewayRuntime;
@@ -31,6 +33,7 @@ function newState(request: Request, runtime: GatewayRuntime): RequestState {
 
 export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayContext> {
   const { config, sessions, log } = runtime;
+  const anonymousFields = new Set([...ANONYMOUS_FIELDS, ...(config.production ? [] : DEVELOPMENT_ANONYMOUS_FIELDS)]);
   const anonymousTarget = (request: Request) =>
     request.headers.get('x-upstream-environment')?.trim().toLowerCase() === 'production' ? runtime.upstreams.production : runtime.upstreams.sandbox;
 
@@ -56,7 +59,7 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
       if (!operation) return;
       const fields = rootFieldNames(document, operation);
       context.state.operation = fields.join(',');
-      const needsIdentity = fields.some((field) => !ANONYMOUS_FIELDS.has(field));
+      const needsIdentity = fields.some((field) => !anonymousFields.has(field));
       const refuse = (error: GatewayError) => setResultAndStopExecution({ errors: [error] });
 
       const cookieId = context.state.cookieId;

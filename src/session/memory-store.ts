@@ -53,6 +53,12 @@ export function createMemorySessionStore(options: { readonly clock?: () => numbe
       entries.delete(key);
       return Promise.resolve();
     },
+    deleteIfCredential(key, expected) {
+      const entry = live(key);
+      if (!entry || entry.record.credential !== expected) return Promise.resolve(false);
+      entries.delete(key);
+      return Promise.resolve(true);
+    },
     ping: () => Promise.resolve(),
     close: () => clearInterval(sweep),
   };

@@ -24,9 +24,17 @@ end
 return 0
 `;
 
+const DELETE_IF_CREDENTIAL = `
+if redis.call('HGET', KEYS[1], 'cred') == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
+
 interface SessionCommands {
   sgwSessionTouch(key: string, idleMs: number, now: number): Promise<string[] | null>;
   sgwSessionReplaceCredential(key: string, expected: string, next: string): Promise<number>;
+  sgwSessionDeleteIfCredential(key: string, expected: string): Promise<number>;
 }
 
 /** Sessions in Redis (`sgw:session:<hash of the id>`), shared by every replica. */
@@ -34,6 +42,7 @@ export function createRedisSessionStore(redis: Redis): SessionStore {
   if (!('sgwSessionTouch' in redis)) {
     redis.defineCommand('sgwSessionTouch', { numberOfKeys: 1, lua: TOUCH });
     redis.defineCommand('sgwSessionReplaceCredential', { numberOfKeys: 1, lua: REPLACE_CREDENTIAL });
+    redis.defineCommand('sgwSessionDeleteIfCredential', { numberOfKeys: 1, lua: DELETE_IF_CREDENTIAL });
   }
   const commands = redis as unknown as Redis & SessionCommands;
   return {
@@ -75,6 +84,9 @@ export function createRedisSessionStore(redis: Redis): SessionStore {
     },
     async delete(key) {
       await commands.del(key);
+    },
+    async deleteIfCredential(key, expected) {
+      return (await commands.sgwSessionDeleteIfCredential(key, expected)) === 1;
     },
     async ping() {
       await commands.ping();

@@ -102,6 +102,14 @@ export class Sessions {
     return (await this.options.store.replaceCredential(session.key, session.sealed, sealed)) ? sealed : undefined;
   }
 
+  /**
+   * Ends the session because the upstream refused its credential, unless a newer credential was
+   * stored meanwhile (a racing answer rotated it): a stale token's 401 must not end a live session.
+   */
+  async endIfCurrent(session: Pick<ActiveSession, 'key' | 'sealed'>): Promise<boolean> {
+    return this.options.store.deleteIfCredential(session.key, session.sealed);
+  }
+
   async end(session: Pick<ActiveSession, 'key'>): Promise<void> {
     await this.options.store.delete(session.key);
   }

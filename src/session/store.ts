@@ -35,6 +35,8 @@ export interface SessionStore {
    */
   replaceCredential(key: string, expected: string, next: string): Promise<boolean>;
   delete(key: string): Promise<void>;
+  /** Deletes the session only if its sealed credential is still `expected`; true if deleted. */
+  deleteIfCredential(key: string, expected: string): Promise<boolean>;
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
 }

@@ -40,8 +40,17 @@ describe('loadConfig', () => {
     expect(loadConfig({}).cookieSecure).toBe(false);
   });
 
-  it('makes the cookie not Secure when only one upstream URL is set', () => {
-    expect(loadConfig({ UPSTREAM_SANDBOX_URL: 'https://sandbox.example.com' }).cookieSecure).toBe(false);
+  it('refuses one upstream URL without the other, naming the missing one', () => {
+    expect(refusal({ UPSTREAM_SANDBOX_URL: 'https://sandbox.example.com' }).message).toContain('UPSTREAM_PRODUCTION_URL');
+    expect(refusal({ UPSTREAM_PRODUCTION_URL: 'https://api.example.com' }).message).toContain('UPSTREAM_SANDBOX_URL');
+  });
+
+  it('refuses an upstream URL with a user name or password (it is logged at start)', () => {
+    expect(refusal({ UPSTREAM_SANDBOX_URL: 'https://user:secret@sandbox.example.com', UPSTREAM_PRODUCTION_URL: 'https://api.example.com' }).message).toContain('UPSTREAM_SANDBOX_URL');
+  });
+
+  it('refuses SERVICE_ACCOUNTS_FILE until service accounts exist, rather than ignoring it', () => {
+    expect(refusal({ SERVICE_ACCOUNTS_FILE: '/etc/accounts.json' }).message).toContain('SERVICE_ACCOUNTS_FILE');
   });
 
   it('makes the cookie Secure when both upstream URLs are set', () => {

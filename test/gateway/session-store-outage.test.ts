@@ -63,6 +63,7 @@ describe('when the session store is away', () => {
     const login = await new Browser(gateway.current.url).login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
     expect(login.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
     expect(login.headers.getSetCookie()).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // readiness verdicts live a second
     const readiness = await fetch(`${gateway.current.url}/readiness`);
     expect(readiness.status).toBe(503);
     expect(await readiness.json()).toMatchObject({ failed: ['sessionStore:redis'] });
@@ -76,7 +77,12 @@ describe('when the session store is away', () => {
       again = await new Browser(gateway.current.url).login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
     }
     expect(again.codes).toEqual([]);
-    expect((await fetch(`${gateway.current.url}/readiness`)).status).toBe(200);
+    let ready = await fetch(`${gateway.current.url}/readiness`);
+    while (ready.status !== 200 && Date.now() < deadline + 2_000) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      ready = await fetch(`${gateway.current.url}/readiness`);
+    }
+    expect(ready.status).toBe(200);
   });
 
   it('logs the outage once, not once per reconnection attempt', () => {

@@ -134,6 +134,16 @@ for (const { name, open } of implementations) describe(`the ${name} session stor
     expect(await store.touch(key, 60_000, Date.now())).toEqual({ status: 'active', record: { ...record, credential: 'v1.second' } });
   });
 
+  it('deletes the session on deleteIfCredential only while the credential is still the expected one', async () => {
+    const key = newKey();
+    await store.create(key, recordAt(Date.now(), { credential: 'v1.first' }), 60_000);
+    expect(await store.replaceCredential(key, 'v1.first', 'v1.second')).toBe(true);
+    expect(await store.deleteIfCredential(key, 'v1.first')).toBe(false);
+    expect((await store.touch(key, 60_000, Date.now())).status).toBe('active');
+    expect(await store.deleteIfCredential(key, 'v1.second')).toBe(true);
+    expect(await store.touch(key, 60_000, Date.now())).toEqual({ status: 'missing' });
+  });
+
   it('refuses replaceCredential on an unknown key', async () => {
     const key = newKey();
     expect(await store.replaceCredential(key, 'v1.first', 'v1.second')).toBe(false);

@@ -1,0 +1,44 @@
+/**
+ * The gateway's HTTP surface. Yoga would serve GraphQL on any path ending in `/graphql` (including
+ * `/v2/graphql`, which the contract reserves for the drop-in front) and answer an unsupported
+ * content type with an empty 415: both are answered here, as JSON errors.
+ */
+import type { Plugin } from 'graphql-yoga';
+
+
+export interface RoutesOptions {
+  readonly graphqlPath?: string;
+}
+
+/** GraphQL over POST: JSON only (form and multipart bodies are what cross-site forms send). */
+const JSON_TYPES = ['application/json', 'application/graphql-response+json'];
+
+function jsonError(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+export function useRoutes({ graphqlPath = '/graphql' }: RoutesOptions = {}): Plugin {
+  return {
+    onRequest(payload) {
+      const { request, url } = payload;
+      if (url.pathname !== graphqlPath) {
+        payload.endResponse(jsonError(404, 'BAD_REQUEST', `Not found. GraphQL is served on ${graphqlPath}.`));
+        return;
+      }
+      if (request.method === 'POST') {
+        const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+        if (!JSON_TYPES.includes(type)) {
+          payload.endResponse(jsonError(415, 'BAD_REQUEST', 'Send GraphQL requests as application/json.'));
+        }
+        return;
+      }
+      if (request.method !== 'GET' && request.method !== 'OPTIONS') {
+        payload.endResponse(jsonError(405, 'BAD_REQUEST', 'GraphQL is served over GET (queries) and POST.', { allow: 'GET, POST' }));
+      }
+    },
+  };
+}
+

@@ -1,0 +1,112 @@
+/**
+ * The HTTP surface in production mode: paths, methods, content types, CORS, introspection, and
+ * the codes of request and upstream errors.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
+import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
+
+const sandbox = useEmulator('sandbox');
+const production = useEmulator('production');
+const gateway = useGateway(() => ({
+  UPSTREAM_SANDBOX_URL: sandbox.url,
+  UPSTREAM_PRODUCTION_URL: production.url,
+  REDIS_URL: TEST_REDIS_URL,
+  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+  ALLOWED_ORIGINS: 'https://app.example.com',
+  NODE_ENV: 'production',
+}));
+beforeAll(async () => {
+  await gateway.start();
+});
+
+async function raw(path: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: { errors?: { message: string; extensions?: { code?: string } }[] } }> {
+  const response = await fetch(`${gateway.current.url}${path}`, init);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as { errors?: { message: string; extensions?: { code?: string } }[] }) : {} };
+}
+
+const codes = (body: { errors?: { extensions?: { code?: string } }[] }) => (body.errors ?? []).map((error) => error.extensions?.code);
+
+async function signedIn(): Promise<Browser> {
+  const browser = new Browser(gateway.current.url);
+  expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+  return browser;
+}
+
+describe('paths, methods and content types', () => {
+  it('answers 404 with a JSON error on any path but /graphql, including /v2/graphql', async () => {
+    for (const path of ['/v2/graphql', '/x/graphql', '/nothing']) {
+      const answer = await raw(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      expect(answer.status).toBe(404);
+      expect(codes(answer.body)).toEqual(['BAD_REQUEST']);
+    }
+  });
+
+  it('answers 415 with a JSON error to a body that is not JSON', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '']) {
+      const answer = await raw('/graphql', { method: 'POST', headers: type ? { 'content-type': type } : {}, body: 'query={__typename}' });
+      expect(answer.status).toBe(415);
+      expect(codes(answer.body)).toEqual(['BAD_REQUEST']);
+    }
+  });
+
+  it('answers 405 to other methods', async () => {
+    const answer = await raw('/graphql', { method: 'DELETE' });
+    expect(answer.status).toBe(405);
+    expect(codes(answer.body)).toEqual(['BAD_REQUEST']);
+  });
+
+  it('gives BAD_REQUEST, GRAPHQL_PARSE_FAILED and GRAPHQL_VALIDATION_FAILED (once) with status 400', async () => {
+    const post = (body: string) => raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf': '1' }, body });
+    const malformed = await post('{"query": ');
+    expect([malformed.status, codes(malformed.body)]).toEqual([400, ['BAD_REQUEST']]);
+    const parse = await post(JSON.stringify({ query: '{ session { uid ' }));
+    expect([parse.status, codes(parse.body)]).toEqual([400, ['GRAPHQL_PARSE_FAILED']]);
+    const unknown = await post(JSON.stringify({ query: '{ session { nope } }' }));
+    expect([unknown.status, codes(unknown.body)]).toEqual([400, ['GRAPHQL_VALIDATION_FAILED']]);
+    const variables = await post(JSON.stringify({ query: 'mutation($e: String!) { login(email: $e, password: "x") { uid } }', variables: { e: 5 } }));
+    expect([variables.status, codes(variables.body)]).toEqual([400, ['GRAPHQL_VALIDATION_FAILED']]);
+  });
+});
+
+describe('errors from the upstream', () => {
+  it('gives UPSTREAM_ERROR with status 502 for a top-level error in the upstream\'s answer', async () => {
+    const browser = await signedIn();
+    const answer = await browser.graphql('{ getStatements(first: -5) { errors statements { nodes { otxId } } } }');
+    expect(answer.codes).toEqual(['UPSTREAM_ERROR']);
+    expect(answer.status).toBe(502);
+    expect(JSON.stringify(answer.body)).not.toMatch(/127\.0\.0\.1|https?:\/\//);
+  });
+});
+
+describe('CORS', () => {
+  const preflight = (origin: string) => fetch(`${gateway.current.url}/graphql`, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-csrf' },
+  });
+
+  it('grants preflights with credentials to ALLOWED_ORIGINS only', async () => {
+    const allowed = await preflight('https://app.example.com');
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(allowed.headers.get('access-control-allow-headers')).toContain('x-csrf');
+    const foreign = await preflight('https://evil.example.net');
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    expect(foreign.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+});
+
+describe('introspection and GraphiQL in production', () => {
+  it('refuses anonymous introspection, and answers it for a session', async () => {
+    const anonymous = await new Browser(gateway.current.url).graphql('{ __schema { queryType { name } } }', undefined, { csrf: false });
+    expect(anonymous.codes).toEqual(['UNAUTHENTICATED']);
+    const browser = await signedIn();
+    expect((await browser.graphql('{ __schema { queryType { name } } }')).body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+  });
+
+  it('does not serve GraphiQL', async () => {
+    const response = await fetch(`${gateway.current.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(await response.text()).not.toContain('GraphiQL');
+  });
+});
