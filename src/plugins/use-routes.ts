@@ -4,7 +4,7 @@
  * content type with an empty 415: both are answered here, as JSON errors.
  */
 import type { Plugin } from 'graphql-yoga';
-
+import type { ErrorCode } from '../errors';
 
 export interface RoutesOptions {
   readonly graphqlPath?: string;
@@ -13,7 +13,7 @@ export interface RoutesOptions {
 /** GraphQL over POST: JSON only (form and multipart bodies are what cross-site forms send). */
 const JSON_TYPES = ['application/json', 'application/graphql-response+json'];
 
-function jsonError(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+function jsonError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },

@@ -2,23 +2,11 @@
  * The HTTP surface in production mode: paths, methods, content types, CORS, introspection, and
  * the codes of request and upstream errors.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
-import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
+import { describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNT } from '../helpers/emulator';
+import { Browser, useGatewayOnEmulators } from '../helpers/gateway';
 
-const sandbox = useEmulator('sandbox');
-const production = useEmulator('production');
-const gateway = useGateway(() => ({
-  UPSTREAM_SANDBOX_URL: sandbox.url,
-  UPSTREAM_PRODUCTION_URL: production.url,
-  REDIS_URL: TEST_REDIS_URL,
-  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-  ALLOWED_ORIGINS: 'https://app.example.com',
-  NODE_ENV: 'production',
-}));
-beforeAll(async () => {
-  await gateway.start();
-});
+const { gateway } = useGatewayOnEmulators({ ALLOWED_ORIGINS: 'https://app.example.com', NODE_ENV: 'production' });
 
 async function raw(path: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: { errors?: { message: string; extensions?: { code?: string } }[] } }> {
   const response = await fetch(`${gateway.current.url}${path}`, init);

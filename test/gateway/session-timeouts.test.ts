@@ -1,21 +1,9 @@
 /** Idle and absolute session timeouts, enforced by the gateway whatever the cookie says. */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
-import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
+import { describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNT } from '../helpers/emulator';
+import { Browser, useGatewayOnEmulators } from '../helpers/gateway';
 
-const sandbox = useEmulator('sandbox');
-const production = useEmulator('production');
-const gateway = useGateway(() => ({
-  UPSTREAM_SANDBOX_URL: sandbox.url,
-  UPSTREAM_PRODUCTION_URL: production.url,
-  REDIS_URL: TEST_REDIS_URL,
-  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-  SESSION_IDLE_TIMEOUT: '1200ms',
-  SESSION_ABSOLUTE_TIMEOUT: '3s',
-}));
-beforeAll(async () => {
-  await gateway.start();
-});
+const { gateway } = useGatewayOnEmulators({ SESSION_IDLE_TIMEOUT: '1200ms', SESSION_ABSOLUTE_TIMEOUT: '3s' });
 
 const GREETING = '{ secretGreeting { response } }';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -126,6 +126,23 @@ export class Browser {
   }
 }
 
+/** Both emulators and a gateway on the test Redis in front of them, started before the file's tests. */
+export function useGatewayOnEmulators(extraEnv: Record<string, string> = {}) {
+  const sandbox = useEmulator('sandbox');
+  const production = useEmulator('production');
+  const gateway = useGateway(() => ({
+    UPSTREAM_SANDBOX_URL: sandbox.url,
+    UPSTREAM_PRODUCTION_URL: production.url,
+    REDIS_URL: TEST_REDIS_URL,
+    CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+    ...extraEnv,
+  }));
+  beforeAll(async () => {
+    await gateway.start();
+  });
+  return { sandbox, production, gateway };
+}
+
 /**
  * The usual end-to-end setup: both emulators, a recording proxy in front of the sandbox one, and a
  * gateway on Redis in front of them. `proxy.exchanges` is emptied before each test.
