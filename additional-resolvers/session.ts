@@ -1,4 +1,5 @@
 /** `login`, `logout` and `session`: the gateway's own operations, beside the upstream's. */
+import type { Environment } from '../src/config';
 import { credentialFromHeaders, type UpstreamCredential } from '../src/credentials/types';
 import { findGatewayError, gatewayError } from '../src/errors';
 import { environmentFromEnum, environmentToEnum, type GatewayContext } from '../src/plugins/context';
@@ -46,9 +47,18 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Runs a session-store call; an unreachable store fails closed with SESSION_STORE_UNAVAILABLE. */
+async function sessionStoreCall<T>(context: GatewayContext, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    context.gateway.sessionStoreHealth.failed(error);
+    throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
+  }
+}
+
 /** Signs a credential out upstream; best effort (the gateway session is already gone). */
-async function signOutUpstream(context: GatewayContext, session: ActiveSession): Promise<'ok' | 'failed'> {
-  const { credential, environment } = session;
+async function signOutUpstream(context: GatewayContext, environment: Environment, credential: UpstreamCredential): Promise<'ok' | 'failed'> {
   try {
     const response = await context.gateway.upstreamFetch(
       `${context.gateway.upstreams[environment].baseUrl}/v2/auth/sign_out`,
@@ -81,22 +91,12 @@ export const sessionResolvers = {
       const previous = context.identity?.session;
       if (previous) {
         context.identity = undefined;
-        try {
-          await gateway.sessions.end(previous);
-        } catch (error) {
-          gateway.sessionStoreHealth.failed(error);
-          throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
-        }
-        void signOutUpstream(context, previous);
+        await sessionStoreCall(context, () => gateway.sessions.end(previous));
+        void signOutUpstream(context, previous.environment, previous.credential);
       }
 
       // Sessions fail closed: do not sign in upstream when the session could not be kept.
-      try {
-        await gateway.sessions.store.ping();
-      } catch (error) {
-        gateway.sessionStoreHealth.failed(error);
-        throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
-      }
+      await sessionStoreCall(context, () => gateway.sessions.store.ping());
 
       const target = gateway.upstreams[environment];
       const answer = await context.SignIn.Mutation.signIn({
@@ -116,14 +116,11 @@ export const sessionResolvers = {
       const credential: UpstreamCredential | undefined = credentialFromHeaders((name) => header(headers, name));
       if (!credential) throw gatewayError('UPSTREAM_ERROR');
 
-      let created: Awaited<ReturnType<typeof gateway.sessions.create>>;
-      try {
-        created = await gateway.sessions.create(environment, credential);
-      } catch (error) {
-        gateway.sessionStoreHealth.failed(error);
-        void signOutUpstream(context, { key: '', uid: credential.uid, environment, credential, sealed: '', absoluteExpiresAt: 0 });
-        throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
-      }
+      const created = await sessionStoreCall(context, () => gateway.sessions.create(environment, credential)).catch((error: unknown) => {
+        // The credential could not be kept: do not leave it signed in upstream.
+        void signOutUpstream(context, environment, credential);
+        throw error;
+      });
       state.setCookies.push(
         setSessionCookie(created.id, { secure: gateway.config.cookieSecure, maxAgeSeconds: gateway.config.sessionAbsoluteMs / 1000 }),
       );
@@ -137,15 +134,10 @@ export const sessionResolvers = {
       const { gateway, state } = context;
       const session = context.identity?.session;
       if (!session) throw gatewayError('UNAUTHENTICATED');
-      try {
-        await gateway.sessions.end(session);
-      } catch (error) {
-        gateway.sessionStoreHealth.failed(error);
-        throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
-      }
+      await sessionStoreCall(context, () => gateway.sessions.end(session));
       context.identity = undefined;
       state.setCookies.push(clearSessionCookie(gateway.config.cookieSecure));
-      const upstreamSignOut = await signOutUpstream(context, session);
+      const upstreamSignOut = await signOutUpstream(context, session.environment, session.credential);
       gateway.log.logout({ environment: session.environment, upstreamSignOut });
       return true;
     },

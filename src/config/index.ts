@@ -185,7 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     allowedOrigins: e.ALLOWED_ORIGINS,
     cookieSecure: e.COOKIE_SECURE ?? !embedded,
     sessionIdleMs: e.SESSION_IDLE_TIMEOUT,
-    sessionAbsoluteMs: Math.max(e.SESSION_ABSOLUTE_TIMEOUT, 1),
+    sessionAbsoluteMs: e.SESSION_ABSOLUTE_TIMEOUT,
     credentialKey: e.CREDENTIAL_KEY,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,

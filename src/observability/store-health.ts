@@ -6,7 +6,6 @@ import type { LogEvents } from './log-events';
 
 export interface StoreHealth {
   readonly name: string;
-  readonly down: boolean;
   failed(error: unknown): void;
   ok(): void;
 }
@@ -15,9 +14,6 @@ export function createStoreHealth(name: string, log: LogEvents): StoreHealth {
   let down = false;
   return {
     name,
-    get down() {
-      return down;
-    },
     failed(error) {
       if (down) return;
       down = true;

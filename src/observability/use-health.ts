@@ -4,6 +4,7 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import { ENVIRONMENTS } from '../config';
+import { jsonResponse } from '../http/json-response';
 import type { GatewayRuntime } from '../runtime';
 
 export interface HealthOptions {
@@ -44,9 +45,6 @@ export function useHealth({ runtime, timeoutMs = 2_000, cacheMs = 1_000 }: Healt
     })),
   ];
 
-  const json = (status: number, body: unknown) =>
-    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
-
   const assess = async (): Promise<Verdict> => {
     const results = await Promise.all(
       checks.map(async (check) => {
@@ -73,11 +71,11 @@ export function useHealth({ runtime, timeoutMs = 2_000, cacheMs = 1_000 }: Healt
     onRequest(payload) {
       const { url } = payload;
       if (url.pathname === '/healthcheck') {
-        payload.endResponse(json(200, { status: 'ok' }));
+        payload.endResponse(jsonResponse(200, { status: 'ok' }));
         return;
       }
       if (url.pathname !== '/readiness') return;
-      return verdict().then(({ status, body }) => payload.endResponse(json(status, body)));
+      return verdict().then(({ status, body }) => payload.endResponse(jsonResponse(status, body)));
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import type { ErrorCode } from '../errors';
+import { jsonResponse } from '../http/json-response';
 
 export interface RoutesOptions {
   readonly graphqlPath?: string;
@@ -14,10 +15,7 @@ export interface RoutesOptions {
 const JSON_TYPES = ['application/json', 'application/graphql-response+json'];
 
 function jsonError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
-  });
+  return jsonResponse(status, { errors: [{ message, extensions: { code } }] }, headers);
 }
 
 export function useRoutes({ graphqlPath = '/graphql' }: RoutesOptions = {}): Plugin {
