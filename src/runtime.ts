@@ -3,10 +3,13 @@
  * stores, the upstream client and the logger. `src/main.ts` builds it; `.meshrc.ts` can only name
  * files (its functions would not survive `mesh build`), so the plugin entry reads it from here.
  */
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { Caches } from './cache';
 import type { Environment, GatewayConfig } from './config';
 import type { UpstreamTarget } from './credentials/types';
 import type { LogEvents } from './observability/log-events';
+import type { GatewayMetrics } from './observability/metrics';
 import type { StoreHealth } from './observability/store-health';
 import type { Sessions } from './session/sessions';
 import type { UpstreamFetch } from './upstream/fetch';
@@ -19,6 +22,8 @@ export interface GatewayRuntime {
   readonly sessionStoreHealth: StoreHealth;
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
   readonly upstreamFetch: UpstreamFetch;
+  readonly metrics: GatewayMetrics;
+  readonly caches: Caches;
   /** The Redis of sessions and credentials, when configured. */
   readonly redis?: Redis;
   readonly clock: () => number;
@@ -35,5 +40,6 @@ export function installedRuntime(): GatewayRuntime | undefined {
 }
 
 export function upstreamTarget(environment: Environment, baseUrl: string): UpstreamTarget {
-  return { environment, baseUrl, graphqlUrl: `${baseUrl}/v2/graphql` };
+  const cacheNamespace = `${environment}.${createHash('sha256').update(baseUrl).digest('base64url').slice(0, 8)}`;
+  return { environment, baseUrl, graphqlUrl: `${baseUrl}/v2/graphql`, cacheNamespace };
 }

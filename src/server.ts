@@ -19,6 +19,11 @@ import { createLogEvents } from './observability/log-events';
 import { createLogger } from './observability/logger';
 import { meshLogger } from './observability/mesh-logger';
 import { createStoreHealth } from './observability/store-health';
+import { createMetrics } from './observability/metrics';
+import { createCaches } from './cache';
+import { createMemoryCacheStore } from './cache/memory-store';
+import { createRedisCacheStore } from './cache/redis-store';
+import type { CacheStore } from './cache/store';
 import { createRedisClient, waitForReady } from './redis';
 import { publicSchema } from './plugins/public-schema';
 import { installRuntime, upstreamTarget, type GatewayRuntime } from './runtime';
@@ -78,8 +83,25 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     clock,
   });
 
+  // Caches fail open, on their own connections with a shorter command timeout: a slow or absent
+  // cache store costs a request a quarter of a second at most, then it goes on uncached.
+  const metrics = createMetrics();
+  const cacheHealth = createStoreHealth('caches', log);
+  const cacheClients: Redis[] = [];
+  let cacheStore: CacheStore;
+  if (config.cacheRedisUrl) {
+    const cacheRedis = createRedisClient({ url: config.cacheRedisUrl, health: cacheHealth, commandTimeoutMs: 250 });
+    const subscriber = createRedisClient({ url: config.cacheRedisUrl, health: cacheHealth, commandTimeoutMs: 250 });
+    cacheClients.push(cacheRedis, subscriber);
+    await waitForReady(cacheRedis, 3_000);
+    cacheStore = createRedisCacheStore({ redis: cacheRedis, subscriber });
+  } else {
+    cacheStore = createMemoryCacheStore();
+  }
+  const caches = createCaches({ config, store: cacheStore, health: cacheHealth, metrics, log, clock });
+
   const runtime: GatewayRuntime = {
-    config, log, sessions, sessionStoreHealth, upstreams, clock,
+    config, log, sessions, sessionStoreHealth, upstreams, clock, metrics, caches,
     upstreamFetch: createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log }),
     ...(redis ? { redis } : {}),
   };
@@ -136,7 +158,9 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
       });
       mesh.destroy();
       store.close?.();
+      await caches.store.close();
       await redis?.quit().catch(() => redis?.disconnect());
+      for (const client of cacheClients) await client.quit().catch(() => client.disconnect());
       await embedded?.close();
       installRuntime(undefined);
     })());

@@ -106,6 +106,11 @@ const schema = z
     CREDENTIAL_KEY: credentialKey,
     UPSTREAM_TIMEOUT_MS: integer(10_000, 1, 600_000),
     TRUST_PROXY: integer(0, 0, 32),
+    CACHE_DEFINITIONS_FRESH: duration('1h'),
+    CACHE_DEFINITIONS_STALE_IF_ERROR: duration('24h'),
+    CACHE_READS_TTL: duration('60s'),
+    CACHE_PDF_TTL: duration('24h'),
+    CACHE_PDF_MAX_BYTES: integer(8 * 1024 * 1024, 0, 512 * 1024 * 1024),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     NODE_ENV: z.string().default('development'),
   })
@@ -155,8 +160,22 @@ export interface GatewayConfig {
   readonly credentialKey?: Buffer;
   readonly upstreamTimeoutMs: number;
   readonly trustProxy: number;
+  readonly cache: CacheConfig;
   readonly logLevel: string;
   readonly production: boolean;
+}
+
+export interface CacheConfig {
+  /** statementDefinitions: answered from the cache without asking the upstream for this long. */
+  readonly definitionsFreshMs: number;
+  /** After that, served stale (and refreshed in the background) for this long while the upstream fails. */
+  readonly definitionsStaleIfErrorMs: number;
+  /** Statement reads without `pdf`, per identity. */
+  readonly readsTtlMs: number;
+  /** PDFs, per identity and statement. */
+  readonly pdfTtlMs: number;
+  /** Larger PDFs are not stored (0: no PDF is stored). */
+  readonly pdfMaxBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -189,6 +208,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     credentialKey: e.CREDENTIAL_KEY,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
+    cache: {
+      definitionsFreshMs: e.CACHE_DEFINITIONS_FRESH,
+      definitionsStaleIfErrorMs: e.CACHE_DEFINITIONS_STALE_IF_ERROR,
+      readsTtlMs: e.CACHE_READS_TTL,
+      pdfTtlMs: e.CACHE_PDF_TTL,
+      pdfMaxBytes: e.CACHE_PDF_MAX_BYTES,
+    },
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
   };

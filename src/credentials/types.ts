@@ -52,4 +52,9 @@ export interface UpstreamTarget {
   readonly environment: Environment;
   readonly baseUrl: string;
   readonly graphqlUrl: string;
+  /**
+   * Names this upstream in cache keys: the environment and a hash of its base URL, so gateways
+   * pointed at different upstreams never share entries through one cache store.
+   */
+  readonly cacheNamespace: string;
 }

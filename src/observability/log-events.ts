@@ -48,6 +48,9 @@ export function createLogEvents(logger: Logger) {
     storeRecovered(fields: { store: string }) {
       logger.info({ event: 'store.recovered', ...fields }, 'store reachable again');
     },
+    cacheRefreshFailed(fields: { cache: string; environment: Environment; error: unknown }) {
+      logger.warn({ event: 'cache.refresh-failed', cache: fields.cache, environment: fields.environment, error: describe(fields.error) }, 'cache refresh failed');
+    },
     unexpectedError(fields: { error: unknown; operation?: string }) {
       const { error, ...rest } = fields;
       logger.error({ event: 'request.unexpected-error', ...rest, error: describe(error) }, 'unexpected error');

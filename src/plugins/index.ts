@@ -2,7 +2,11 @@
  * The gateway's plugins, in order. Each entry is a factory; state lives in the runtime passed in.
  */
 import type { MeshPlugin } from '@graphql-mesh/types';
+import { useCacheInvalidation } from '../cache/use-cache-invalidation';
+import { usePdfCache } from '../cache/use-pdf-cache';
+import { useReadCache } from '../cache/use-read-cache';
 import { useHealth } from '../observability/use-health';
+import { useMetricsEndpoint } from '../observability/use-metrics';
 import type { GatewayRuntime } from '../runtime';
 import type { GatewayContext } from './context';
 import { useCredentialBroker } from './use-credential-broker';
@@ -13,8 +17,9 @@ import { useSessionAuth } from './use-session-auth';
 
 export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayContext>[] {
   return [
-    // HTTP routes answered before any GraphQL work: liveness and readiness.
+    // HTTP routes answered before any GraphQL work: liveness, readiness and metrics.
     useHealth({ runtime }) as MeshPlugin<GatewayContext>,
+    useMetricsEndpoint({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
     // Every other path but /graphql is 404; POST bodies must be JSON (415 otherwise).
     useRoutes() as MeshPlugin<GatewayContext>,
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
@@ -22,8 +27,14 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;
     // also sets the session cookie on the way out and writes the access log.
     useSessionAuth({ runtime }) as MeshPlugin<GatewayContext>,
+    // Caches, only ever after the session was validated: mutations invalidate first, then
+    // statement reads may be answered per identity from the response cache.
+    useCacheInvalidation({ runtime }) as MeshPlugin<GatewayContext>,
+    useReadCache({ runtime }) as MeshPlugin<GatewayContext>,
     // Upstream calls: the session's credential in, rotated tokens kept, 401 ends the session.
     useCredentialBroker({ runtime }),
+    // Around the brokered call: PDFs per identity and statement from the PDF cache.
+    usePdfCache({ runtime }),
     // Last: every error the client sees gets a contract code and a safe message.
     useErrorMapping({ runtime }) as MeshPlugin<GatewayContext>,
   ];

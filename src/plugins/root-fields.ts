@@ -1,4 +1,4 @@
-import { Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 
 /** The selected operation of a document, as graphql-js picks it. */
 export function selectedOperation(document: DocumentNode, operationName?: string | null): OperationDefinitionNode | undefined {
@@ -9,11 +9,16 @@ export function selectedOperation(document: DocumentNode, operationName?: string
 
 /** The root field names an operation selects, through fragments, without duplicates. */
 export function rootFieldNames(document: DocumentNode, operation: OperationDefinitionNode): string[] {
-  const names = new Set<string>();
+  return [...new Set(rootFields(document, operation).map((field) => field.name.value))];
+}
+
+/** The root fields an operation selects, through fragments. */
+export function rootFields(document: DocumentNode, operation: OperationDefinitionNode): FieldNode[] {
+  const fields: FieldNode[] = [];
   const seenFragments = new Set<string>();
   const visit = (selectionSet: SelectionSetNode) => {
     for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) names.add(selection.name.value);
+      if (selection.kind === Kind.FIELD) fields.push(selection);
       else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
       else if (!seenFragments.has(selection.name.value)) {
         seenFragments.add(selection.name.value);
@@ -23,5 +28,5 @@ export function rootFieldNames(document: DocumentNode, operation: OperationDefin
     }
   };
   visit(operation.selectionSet);
-  return [...names];
+  return fields;
 }

@@ -1,0 +1,173 @@
+/**
+ * `statementDefinitions`: the same for every caller of one environment (of one upstream), large (a base-64 blank
+ * form per form), rarely changed. One shared entry per environment holds the full payload; any
+ * selection is answered from it.
+ *
+ * - Fresh for `freshMs`: answered from a parsed copy in process memory (no Redis round trip, no
+ *   re-parsing of megabytes of JSON).
+ * - Then stale: answered at once while one background refresh runs; while the upstream fails the
+ *   stale copy keeps being served, for up to `staleIfErrorMs`, with refreshes retried at most
+ *   every `retryMs`.
+ * - Single flight: concurrent misses in one process share one call; across replicas a Redis
+ *   lock elects one caller and the others wait for its release message, then read its entry.
+ */
+import type { UpstreamTarget } from '../credentials/types';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
+import { cacheKeys, type CacheStore } from './store';
+
+/** The upstream's StatementDefinitionsPayload, as far as the cache needs to know it. */
+export interface DefinitionsPayload {
+  readonly definitions?: readonly unknown[] | null;
+  readonly errors?: readonly string[] | null;
+  readonly [field: string]: unknown;
+}
+
+export type FetchDefinitions = () => Promise<DefinitionsPayload>;
+
+export interface DefinitionsCacheOptions {
+  readonly store: CacheStore;
+  readonly metrics: GatewayMetrics;
+  readonly log: LogEvents;
+  readonly freshMs: number;
+  readonly staleIfErrorMs: number;
+  /** How long one replica may hold the refresh lock: longer than an upstream call may take. */
+  readonly lockMs: number;
+  /** After a failed refresh, the next one waits this long (the stale copy is served meanwhile). */
+  readonly retryMs?: number;
+  readonly clock?: () => number;
+}
+
+interface Entry {
+  readonly fetchedAt: number;
+  readonly payload: DefinitionsPayload;
+  /** When the shared store was last consulted for a newer copy. */
+  checkedAt: number;
+}
+
+/** The shared store is consulted at most this often while the local copy is stale. */
+const CHECK_SHARED_MS = 1_000;
+
+function cacheable(payload: DefinitionsPayload): boolean {
+  return Array.isArray(payload.definitions) && (payload.errors ?? []).length === 0;
+}
+
+export class DefinitionsCache {
+  private readonly local = new Map<string, Entry>();
+  private readonly flights = new Map<string, Promise<DefinitionsPayload>>();
+  private readonly failedAt = new Map<string, number>();
+  private readonly clock: () => number;
+  private readonly retryMs: number;
+
+  constructor(private readonly options: DefinitionsCacheOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.retryMs = options.retryMs ?? Math.min(5_000, options.freshMs);
+  }
+
+  /** The definitions of `target` (its cacheNamespace); `fetchFull` asks the upstream for every field. */
+  async get(target: UpstreamTarget, fetchFull: FetchDefinitions): Promise<DefinitionsPayload> {
+    const { freshMs, staleIfErrorMs, metrics } = this.options;
+    const namespace = target.cacheNamespace;
+    const now = this.clock();
+    let entry = this.local.get(namespace);
+    if (entry && now - entry.fetchedAt < freshMs) {
+      metrics.cacheLookup('definitions', 'hit');
+      return entry.payload;
+    }
+    // Another replica may have refreshed it.
+    if (!entry || now - entry.checkedAt >= CHECK_SHARED_MS) {
+      const shared = await this.readShared(namespace, entry?.fetchedAt);
+      if (shared) this.local.set(namespace, (entry = shared));
+      if (entry) entry.checkedAt = now;
+    }
+    const age = entry ? now - entry.fetchedAt : Infinity;
+    if (entry && age < freshMs) {
+      metrics.cacheLookup('definitions', 'hit');
+      return entry.payload;
+    }
+    if (entry && age < freshMs + staleIfErrorMs) {
+      metrics.cacheLookup('definitions', 'stale');
+      const lastFailure = this.failedAt.get(namespace);
+      if (lastFailure === undefined || now - lastFailure >= this.retryMs) {
+        this.refresh(target, fetchFull).catch(() => undefined);
+      }
+      return entry.payload;
+    }
+    metrics.cacheLookup('definitions', 'miss');
+    return this.refresh(target, fetchFull);
+  }
+
+  /** Forgets the process's copy (the shared entry stays). */
+  clearLocal(): void {
+    this.local.clear();
+  }
+
+  private refresh(target: UpstreamTarget, fetchFull: FetchDefinitions): Promise<DefinitionsPayload> {
+    const namespace = target.cacheNamespace;
+    let flight = this.flights.get(namespace);
+    if (!flight) {
+      flight = this.fetchOnce(namespace, fetchFull)
+        .then((payload) => {
+          this.failedAt.delete(namespace);
+          return payload;
+        })
+        .catch((error: unknown) => {
+          this.failedAt.set(namespace, this.clock());
+          this.options.log.cacheRefreshFailed({ cache: 'definitions', environment: target.environment, error });
+          throw error;
+        })
+        .finally(() => this.flights.delete(namespace));
+      this.flights.set(namespace, flight);
+    }
+    return flight;
+  }
+
+  /** One upstream call among all replicas: the lock holder fetches, the others wait for it. */
+  private async fetchOnce(namespace: string, fetchFull: FetchDefinitions): Promise<DefinitionsPayload> {
+    const { store, lockMs, freshMs } = this.options;
+    const lockKey = cacheKeys.definitionsLock(namespace);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const token = await store.acquireLock(lockKey, lockMs);
+      if (token) {
+        try {
+          return await this.fetchAndStore(namespace, fetchFull);
+        } finally {
+          await store.releaseLock(lockKey, token);
+        }
+      }
+      await store.waitForRelease(lockKey, lockMs);
+      const shared = await this.readShared(namespace, this.local.get(namespace)?.fetchedAt);
+      if (shared && this.clock() - shared.fetchedAt < freshMs) {
+        this.local.set(namespace, shared);
+        return shared.payload;
+      }
+      // The holder failed or its answer was not cacheable: take the lock once more.
+    }
+    return this.fetchAndStore(namespace, fetchFull);
+  }
+
+  private async fetchAndStore(namespace: string, fetchFull: FetchDefinitions): Promise<DefinitionsPayload> {
+    const payload = await fetchFull();
+    // An answer with the upstream's own errors is passed on, never cached.
+    if (!cacheable(payload)) return payload;
+    const fetchedAt = this.clock();
+    this.local.set(namespace, { fetchedAt, payload, checkedAt: fetchedAt });
+    const { freshMs, staleIfErrorMs, store } = this.options;
+    await store.set(cacheKeys.definitions(namespace), `${fetchedAt}\n${JSON.stringify(payload)}`, freshMs + staleIfErrorMs);
+    return payload;
+  }
+
+  /** The shared entry, parsed only when it is newer than `newerThan`. */
+  private async readShared(namespace: string, newerThan = -1): Promise<Entry | undefined> {
+    const text = await this.options.store.get(cacheKeys.definitions(namespace));
+    if (!text) return undefined;
+    const newline = text.indexOf('\n');
+    const fetchedAt = Number(text.slice(0, newline));
+    if (newline < 0 || !Number.isFinite(fetchedAt) || fetchedAt <= newerThan) return undefined;
+    try {
+      return { fetchedAt, payload: JSON.parse(text.slice(newline + 1)) as DefinitionsPayload, checkedAt: this.clock() };
+    } catch {
+      return undefined;
+    }
+  }
+}

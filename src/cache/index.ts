@@ -1,0 +1,52 @@
+/**
+ * The gateway's caches, all on one cache store (Redis at CACHE_REDIS_URL or REDIS_URL, else
+ * process memory), all failing open: definitions per environment, statement reads and PDFs per
+ * identity, invalidated by mutations.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildSchema } from 'graphql';
+import type { GatewayConfig } from '../config';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
+import type { StoreHealth } from '../observability/store-health';
+import { DefinitionsCache } from './definitions-cache';
+import { failOpen } from './fail-open';
+import { createPdfRewriter, type PdfRewriter } from './pdf-documents';
+import type { CacheStore } from './store';
+
+export interface Caches {
+  /** The fail-open store every cache uses. */
+  readonly store: CacheStore;
+  readonly definitions: DefinitionsCache;
+  readonly pdfRewriter: PdfRewriter;
+}
+
+/** The upstream's schema, which the PDF rewriter needs to tell statements from other objects. */
+const UPSTREAM_SDL = path.resolve(__dirname, '..', '..', 'sources', 'statement-filing-service', 'schema.graphql');
+
+export interface CachesOptions {
+  readonly config: GatewayConfig;
+  readonly store: CacheStore;
+  readonly health: StoreHealth;
+  readonly metrics: GatewayMetrics;
+  readonly log: LogEvents;
+  readonly clock?: () => number;
+}
+
+export function createCaches({ config, store, health, metrics, log, clock }: CachesOptions): Caches {
+  const shared = failOpen(store, { health, metrics });
+  return {
+    store: shared,
+    definitions: new DefinitionsCache({
+      store: shared,
+      metrics,
+      log,
+      freshMs: config.cache.definitionsFreshMs,
+      staleIfErrorMs: config.cache.definitionsStaleIfErrorMs,
+      lockMs: config.upstreamTimeoutMs + 1_000,
+      ...(clock ? { clock } : {}),
+    }),
+    pdfRewriter: createPdfRewriter(buildSchema(readFileSync(UPSTREAM_SDL, 'utf8'))),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The in-memory cache store, for a gateway without Redis: bounded by size (least recently used
+ * entries go first), with a TTL per entry. Locks and waiters are local to the process, which is
+ * all a single process needs.
+ */
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './store';
+
+export interface MemoryCacheStoreOptions {
+  /** Upper bound of the stored values, in bytes (UTF-16: two per character). */
+  readonly maxBytes?: number;
+}
+
+interface Group {
+  readonly ids: Set<string>;
+  readonly aliases: Map<string, string>;
+}
+
+/** A group's index is pruned of expired members when it grows past this. */
+const PRUNE_AT = 1_000;
+
+export function createMemoryCacheStore({ maxBytes = 256 * 1024 * 1024 }: MemoryCacheStoreOptions = {}): CacheStore {
+  const entries = new LRUCache<string, string>({ maxSize: maxBytes, sizeCalculation: (value, key) => (value.length + key.length) * 2 || 1 });
+  const groups = new Map<string, Group>();
+  const generations = new Map<string, number>();
+  const locks = new Map<string, { token: string; expiresAt: number }>();
+  const waiters = new Map<string, Set<() => void>>();
+  const memberKey = (group: string, id: string) => `${group}:${id}`;
+  const generationOf = (group: string) => String(generations.get(group) ?? 0);
+
+  const wake = (key: string) => {
+    const list = waiters.get(key);
+    waiters.delete(key);
+    for (const resolve of list ?? []) resolve();
+  };
+
+  const putMembers = (group: string, list: readonly GroupEntry[], ttlMs: number, generation: string) => {
+    if (generation === UNKNOWN_GENERATION || generation !== generationOf(group)) return;
+    let state = groups.get(group);
+    if (!state) groups.set(group, (state = { ids: new Set(), aliases: new Map() }));
+    if (state.ids.size > PRUNE_AT) {
+      for (const id of state.ids) if (!entries.has(memberKey(group, id))) state.ids.delete(id);
+      for (const [alias, id] of state.aliases) if (!state.ids.has(id)) state.aliases.delete(alias);
+    }
+    for (const entry of list) {
+      entries.set(memberKey(group, entry.id), entry.value, { ttl: ttlMs });
+      state.ids.add(entry.id);
+      for (const alias of entry.aliases ?? []) state.aliases.set(alias, entry.id);
+    }
+  };
+
+  const dropMembers = (group: string, selection: GroupSelection) => {
+    generations.set(group, (generations.get(group) ?? 0) + 1);
+    const state = groups.get(group);
+    if (!state) return;
+    if (selection === 'all') {
+      for (const id of state.ids) entries.delete(memberKey(group, id));
+      groups.delete(group);
+      return;
+    }
+    const ids = new Set(selection.ids);
+    for (const alias of selection.aliases) {
+      const id = state.aliases.get(alias);
+      if (id !== undefined) ids.add(id);
+    }
+    for (const id of ids) {
+      entries.delete(memberKey(group, id));
+      state.ids.delete(id);
+    }
+  };
+
+  return {
+    kind: 'memory',
+    get: (key) => Promise.resolve(entries.get(key) ?? null),
+    set(key, value, ttlMs) {
+      entries.set(key, value, { ttl: ttlMs });
+      return Promise.resolve();
+    },
+    getMembers: (group, ids) => Promise.resolve({ values: ids.map((id) => entries.get(memberKey(group, id)) ?? null), generation: generationOf(group) }),
+    putMembers: (group, list, ttlMs, generation) => Promise.resolve(putMembers(group, list, ttlMs, generation)),
+    dropMembers: (group, selection) => Promise.resolve(dropMembers(group, selection)),
+    acquireLock(key, ttlMs) {
+      const held = locks.get(key);
+      if (held && held.expiresAt > Date.now()) return Promise.resolve(null);
+      const token = randomUUID();
+      locks.set(key, { token, expiresAt: Date.now() + ttlMs });
+      return Promise.resolve(token);
+    },
+    releaseLock(key, token) {
+      if (locks.get(key)?.token === token) {
+        locks.delete(key);
+        wake(key);
+      }
+      return Promise.resolve();
+    },
+    waitForRelease(key, timeoutMs) {
+      const held = locks.get(key);
+      if (!held || held.expiresAt <= Date.now()) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.get(key)?.delete(done);
+          resolve();
+        }, Math.min(timeoutMs, held.expiresAt - Date.now()));
+        let list = waiters.get(key);
+        if (!list) waiters.set(key, (list = new Set()));
+        list.add(done);
+      });
+    },
+    ping: () => Promise.resolve(),
+    close() {
+      entries.clear();
+      groups.clear();
+      generations.clear();
+      for (const key of [...waiters.keys()]) wake(key);
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The document side of the PDF cache. A read that selects `pdf` on a statement is sent upstream
+ * with each such field replaced by a marker, `_sgwPdf<n>: otxId`: the upstream still decides
+ * which statements the caller may see, but sends no PDF. The answer is then walked and every
+ * marker becomes the PDF (from the cache, or from one batched call for the missing ones) under
+ * the client's own response key, in the same place.
+ */
+import { isObjectType, Kind, OperationTypeNode, parse, print, TypeInfo, visit, visitWithTypeInfo, type FieldNode, type GraphQLSchema } from 'graphql';
+import { LRUCache } from 'lru-cache';
+
+const MARKER_PREFIX = '_sgwPdf';
+
+export interface PdfRewrite {
+  /** The document to send upstream. */
+  readonly query: string;
+  /** Marker alias → the client's response key for the PDF (`pdf`, or its alias). */
+  readonly markers: ReadonlyMap<string, string>;
+}
+
+/** Statement types: objects with both `otxId` and `pdf`. */
+function isStatementType(type: unknown): boolean {
+  if (!isObjectType(type)) return false;
+  const fields = type.getFields();
+  return 'otxId' in fields && 'pdf' in fields;
+}
+
+export function createPdfRewriter(schema: GraphQLSchema, { maxDocuments = 1_000 } = {}) {
+  // Documents repeat: remember each one's rewrite (or that it needs none).
+  const memo = new LRUCache<string, PdfRewrite | false>({ max: maxDocuments });
+
+  const rewrite = (query: string): PdfRewrite | false => {
+    let document;
+    try {
+      document = parse(query, { noLocation: true });
+    } catch {
+      return false;
+    }
+    // Only reads: a mutation's answer is passed through untouched.
+    if (document.definitions.some((definition) => definition.kind === Kind.OPERATION_DEFINITION && definition.operation !== OperationTypeNode.QUERY)) return false;
+    const markers = new Map<string, string>();
+    const byResponseKey = new Map<string, string>();
+    const typeInfo = new TypeInfo(schema);
+    const rewritten = visit(
+      document,
+      visitWithTypeInfo(typeInfo, {
+        Field(node): FieldNode | undefined {
+          if (node.name.value !== 'pdf' || !isStatementType(typeInfo.getParentType())) return undefined;
+          const responseKey = node.alias?.value ?? 'pdf';
+          let marker = byResponseKey.get(responseKey);
+          if (!marker) {
+            marker = `${MARKER_PREFIX}${byResponseKey.size}`;
+            byResponseKey.set(responseKey, marker);
+            markers.set(marker, responseKey);
+          }
+          return { ...node, alias: { kind: Kind.NAME, value: marker }, name: { kind: Kind.NAME, value: 'otxId' }, arguments: [] };
+        },
+      }),
+    );
+    return markers.size === 0 ? false : { query: print(rewritten), markers };
+  };
+
+  return {
+    /** The rewrite of a read selecting `pdf` on statements, or false when there is nothing to do. */
+    rewrite(query: string): PdfRewrite | false {
+      let result = memo.get(query);
+      if (result === undefined) memo.set(query, (result = rewrite(query)));
+      return result;
+    },
+  };
+}
+
+export type PdfRewriter = ReturnType<typeof createPdfRewriter>;
+
+/** The otxIds the markers of an answer name, and whether some marker held no id. */
+export function markedStatements(data: unknown, markers: ReadonlyMap<string, string>): Set<string> {
+  const ids = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        if (markers.has(key)) {
+          if (typeof child === 'string') ids.add(child);
+        } else {
+          walk(child);
+        }
+      }
+    }
+  };
+  walk(data);
+  return ids;
+}
+
+/** The answer with every marker replaced by the PDF under the client's key, in place order. */
+export function fillPdfs(data: unknown, markers: ReadonlyMap<string, string>, pdfs: ReadonlyMap<string, string | null>): unknown {
+  const fill = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(fill);
+    if (typeof value !== 'object' || value === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) {
+      const responseKey = markers.get(key);
+      if (responseKey === undefined) out[key] = fill(child);
+      else out[responseKey] = typeof child === 'string' ? (pdfs.get(child) ?? null) : null;
+    }
+    return out;
+  };
+  return fill(data);
+}
+
+/** One upstream document that fetches the PDFs of `otxIds`, 100 per aliased field (the page limit). */
+export function pdfFetchDocument(otxIds: readonly string[]): { query: string; variables: Record<string, string[]> } {
+  const variables: Record<string, string[]> = {};
+  const fields: string[] = [];
+  const definitions: string[] = [];
+  for (let start = 0, n = 0; start < otxIds.length; start += 100, n++) {
+    variables[`ids${n}`] = otxIds.slice(start, start + 100);
+    definitions.push(`$ids${n}: [String!]`);
+    fields.push(`p${n}: getStatements(otxIds: $ids${n}, first: 100) { statements { nodes { otxId uploaderId pdf } } errors }`);
+  }
+  return { query: `query SgwStatementPdfs(${definitions.join(', ')}) { ${fields.join(' ')} }`, variables };
+}

@@ -1,0 +1,61 @@
+/**
+ * Where the caches keep their entries. One interface, a memory and a Redis implementation, run
+ * through the same tests. Entries of one identity live in a *group*: its members can be read
+ * together and dropped together or by id, without scanning the keyspace (a per-group index).
+ *
+ * Every method may throw when the store is unreachable; `failOpen` turns that into misses.
+ */
+
+/** A member to store: its id in the group, its value, and optional alternative ids. */
+export interface GroupEntry {
+  readonly id: string;
+  readonly value: string;
+  /** Other names of the same member (a statement's uploaderId), usable in `dropMembers`. */
+  readonly aliases?: readonly string[];
+}
+
+export interface GroupRead {
+  readonly values: (string | null)[];
+  readonly generation: string;
+}
+
+/** A generation no store returns: puts made with it are skipped. */
+export const UNKNOWN_GENERATION = 'unknown';
+
+/** What to drop from a group: every member, or those named by id or alias. */
+export type GroupSelection = 'all' | { readonly ids: readonly string[]; readonly aliases: readonly string[] };
+
+export interface CacheStore {
+  readonly kind: 'memory' | 'redis';
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  /**
+   * Values of members of one group, in the order asked (null: absent), and the group's
+   * generation: every drop changes it.
+   */
+  getMembers(group: string, ids: readonly string[]): Promise<GroupRead>;
+  /**
+   * Stores members, unless the group was dropped from since `generation` was read. A read that
+   * raced a mutation (its upstream answer predates the change) is then not cached.
+   */
+  putMembers(group: string, entries: readonly GroupEntry[], ttlMs: number, generation: string): Promise<void>;
+  dropMembers(group: string, selection: GroupSelection): Promise<void>;
+  /** A lock for single flight: a token when acquired, null when another holder has it. */
+  acquireLock(key: string, ttlMs: number): Promise<string | null>;
+  releaseLock(key: string, token: string): Promise<void>;
+  /** Resolves when the lock is released (or has expired), or after `timeoutMs`. */
+  waitForRelease(key: string, timeoutMs: number): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Key names. Entries of one identity share the hash tag `{<env>:<identity hash>}`, so a group's
+ * members and its index live in one slot of a Redis Cluster and one script can touch them all.
+ */
+export const cacheKeys = {
+  definitions: (environment: string) => `sgw:cache:{${environment}}:definitions`,
+  definitionsLock: (environment: string) => `sgw:cache:{${environment}}:definitions:lock`,
+  reads: (scope: string) => `sgw:cache:{${scope}}:reads`,
+  pdfs: (scope: string) => `sgw:cache:{${scope}}:pdf`,
+};

@@ -1,0 +1,89 @@
+/**
+ * Every mutation through the gateway invalidates what it can have changed, before the client
+ * gets its answer: the identity's cached statement reads, and the PDFs of the statements it
+ * names (by otxId or uploaderId; all of the identity's PDFs when it names none, as a finalize or
+ * submit of everything does). It drops them before the mutation runs and again after it: a read
+ * racing the mutation cannot keep stale data, because a drop also changes the group's
+ * generation and the racing read's write is then skipped.
+ */
+import { OperationTypeNode, type DocumentNode, type FieldNode, type GraphQLSchema } from 'graphql';
+import { getArgumentValues } from 'graphql/execution/values';
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayContext } from '../plugins/context';
+import { rootFields, selectedOperation } from '../plugins/root-fields';
+import type { GatewayRuntime } from '../runtime';
+import { identityScope } from './scope';
+import { cacheKeys, type GroupSelection } from './store';
+
+export interface CacheInvalidationOptions {
+  readonly runtime: GatewayRuntime;
+}
+
+/** Mutations that change nothing a cache holds. */
+const HARMLESS = new Set(['login', 'logout', 'confirmRegistration', '__typename']);
+const ADD = /^add\w+Statements$/;
+const UPDATE = /^update\w+Statements$/;
+const BY_IDS = new Set(['deleteStatements', 'finalizeStatements', 'submitStatements']);
+
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+
+/** The PDFs a mutation can have changed: none, some (by id or alias), or all of the identity's. */
+export function touchedPdfs(schema: GraphQLSchema, fields: readonly FieldNode[], variables: Record<string, unknown> | undefined): GroupSelection | undefined {
+  const ids = new Set<string>();
+  const aliases = new Set<string>();
+  const mutationFields = schema.getMutationType()?.getFields() ?? {};
+  for (const node of fields) {
+    const name = node.name.value;
+    if (HARMLESS.has(name) || ADD.test(name)) continue;
+    const definition = mutationFields[name];
+    if (!definition) return 'all';
+    let args: Record<string, unknown>;
+    try {
+      args = getArgumentValues(definition, node, variables);
+    } catch {
+      return 'all';
+    }
+    if (UPDATE.test(name)) {
+      for (const statement of Array.isArray(args.statements) ? (args.statements as unknown[]) : []) {
+        const { otxId, uploaderId } = (statement ?? {}) as { otxId?: unknown; uploaderId?: unknown };
+        if (typeof otxId === 'string') ids.add(otxId);
+        if (typeof uploaderId === 'string') aliases.add(uploaderId);
+        if (typeof otxId !== 'string' && typeof uploaderId !== 'string') return 'all';
+      }
+    } else if (BY_IDS.has(name)) {
+      const named = [...strings(args.otxIds), ...strings(args.uploaderIds)];
+      // No ids: the upstream applies it to every statement of the account.
+      if (named.length === 0) return 'all';
+      for (const id of strings(args.otxIds)) ids.add(id);
+      for (const alias of strings(args.uploaderIds)) aliases.add(alias);
+    } else {
+      return 'all';
+    }
+  }
+  return ids.size || aliases.size ? { ids: [...ids], aliases: [...aliases] } : undefined;
+}
+
+export function useCacheInvalidation({ runtime }: CacheInvalidationOptions): Plugin<GatewayContext> {
+  const { store } = runtime.caches;
+  return {
+    async onExecute({ args }) {
+      const session = args.contextValue.identity?.session;
+      if (!session) return;
+      const document = args.document as DocumentNode;
+      const operation = selectedOperation(document, args.operationName as string | null | undefined);
+      if (operation?.operation !== OperationTypeNode.MUTATION) return;
+      const fields = rootFields(document, operation);
+      if (fields.every((field) => HARMLESS.has(field.name.value))) return;
+      const scope = identityScope(args.contextValue.upstream.cacheNamespace, session.uid);
+      const pdfs = touchedPdfs(args.schema as GraphQLSchema, fields, args.variableValues as Record<string, unknown> | undefined);
+      const invalidate = async () => {
+        await Promise.all([
+          store.dropMembers(cacheKeys.reads(scope), 'all'),
+          pdfs === undefined ? undefined : store.dropMembers(cacheKeys.pdfs(scope), pdfs),
+        ]);
+      };
+      await invalidate();
+      return { onExecuteDone: () => invalidate() };
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The PDF cache, per identity and statement, on the upstream calls themselves (an `onFetch`
+ * hook after the credential broker). A read selecting `pdf` goes upstream without it (access is
+ * re-checked on every read), the PDFs held are answered from the cache, and the missing ones
+ * come from one batched call by `otxIds`, then are stored (unless above the size cap, or a
+ * mutation of this identity happened meanwhile: see the store's generations).
+ */
+import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
+import { isGatewayContext, type GatewayContext } from '../plugins/context';
+import type { GatewayRuntime } from '../runtime';
+import { fillPdfs, markedStatements, pdfFetchDocument, type PdfRewrite } from './pdf-documents';
+import { identityScope } from './scope';
+import { cacheKeys, type GroupEntry } from './store';
+
+export interface PdfCacheOptions {
+  readonly runtime: GatewayRuntime;
+}
+
+interface GraphqlBody {
+  readonly query?: unknown;
+  readonly variables?: unknown;
+  readonly operationName?: unknown;
+  readonly extensions?: unknown;
+}
+
+interface FetchedStatement {
+  readonly otxId?: unknown;
+  readonly uploaderId?: unknown;
+  readonly pdf?: unknown;
+}
+
+/** Headers of an answer we re-serialise: its length and encoding no longer apply. */
+function answerHeaders(response: Response): Headers {
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  return headers;
+}
+
+export function usePdfCache({ runtime }: PdfCacheOptions): MeshPlugin<GatewayContext> {
+  const { caches, metrics } = runtime;
+  const { pdfTtlMs, pdfMaxBytes } = runtime.config.cache;
+
+  return {
+    onFetch({ context, fetchFn, setFetchFn, options }) {
+      if (!isGatewayContext(context) || !context.identity) return;
+      const body = options.body;
+      // Most calls select no PDF: leave them alone without parsing anything.
+      if (typeof body !== 'string' || !body.includes('pdf')) return;
+      let request: GraphqlBody;
+      try {
+        request = JSON.parse(body) as GraphqlBody;
+      } catch {
+        return;
+      }
+      if (typeof request.query !== 'string') return;
+      const rewrite = caches.pdfRewriter.rewrite(request.query);
+      if (!rewrite) return;
+      const scope = identityScope(context.upstream.cacheNamespace, context.identity.session.uid);
+      const group = cacheKeys.pdfs(scope);
+
+      const withPdfs: MeshFetch = async (url, init = {}, ...rest) => {
+        const response = await fetchFn(url, { ...init, body: JSON.stringify({ ...request, query: rewrite.query }) }, ...rest);
+        if (!response.ok) return response;
+        const text = await response.text();
+        let answer: { data?: unknown };
+        try {
+          answer = JSON.parse(text) as { data?: unknown };
+        } catch {
+          // Not JSON: hand it on as it came, the error mapping names it.
+          return new Response(text, { status: response.status, headers: answerHeaders(response) });
+        }
+        const filled = await fill(answer, rewrite, async (ids) => {
+          const document = pdfFetchDocument(ids);
+          return fetchFn(url, { ...init, body: JSON.stringify(document) }, ...rest);
+        });
+        return new Response(JSON.stringify(filled), { status: response.status, headers: answerHeaders(response) });
+      };
+
+      const fill = async (answer: { data?: unknown }, { markers }: PdfRewrite, fetchMissing: (ids: string[]) => Promise<Response>) => {
+        const ids = [...markedStatements(answer.data, markers)];
+        if (ids.length === 0) return { ...answer, data: fillPdfs(answer.data, markers, new Map()) };
+        const held = await caches.store.getMembers(group, ids);
+        const pdfs = new Map<string, string | null>();
+        const missing: string[] = [];
+        ids.forEach((id, i) => {
+          const value = held.values[i];
+          if (value == null) missing.push(id);
+          else pdfs.set(id, value);
+        });
+        metrics.cacheLookup('pdf', 'hit', ids.length - missing.length);
+        metrics.cacheLookup('pdf', 'miss', missing.length);
+        if (missing.length > 0) {
+          const fetched = await fetchMissing(missing);
+          // The mapping plugin turns a failed call into the contract's error.
+          if (!fetched.ok) throw new Error(`PDF fetch answered ${fetched.status}`);
+          const result = (await fetched.json()) as { data?: Record<string, { statements?: { nodes?: FetchedStatement[] | null } | null } | null> };
+          const toStore: GroupEntry[] = [];
+          for (const field of Object.values(result.data ?? {})) {
+            for (const node of field?.statements?.nodes ?? []) {
+              if (typeof node.otxId !== 'string') continue;
+              const pdf = typeof node.pdf === 'string' ? node.pdf : null;
+              pdfs.set(node.otxId, pdf);
+              if (pdf !== null && pdf.length <= pdfMaxBytes) {
+                toStore.push({ id: node.otxId, value: pdf, ...(typeof node.uploaderId === 'string' ? { aliases: [node.uploaderId] } : {}) });
+              }
+            }
+          }
+          await caches.store.putMembers(group, toStore, pdfTtlMs, held.generation);
+        }
+        return { ...answer, data: fillPdfs(answer.data, markers, pdfs) };
+      };
+
+      setFetchFn(withPdfs);
+    },
+  };
+}

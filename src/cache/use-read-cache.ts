@@ -1,0 +1,123 @@
+/**
+ * Statement reads (`getStatements`, `get<Form>Statements`) cached per identity with
+ * `@envelop/response-cache`, on the cache store. It runs after useSessionAuth: only a request
+ * whose session was just validated reaches it (a forged or expired cookie is refused before any
+ * lookup, so it can never be answered from the cache). Its scope is the identity (environment
+ * and a hash of the upstream uid), never shared.
+ *
+ * Left to the PDF cache: reads that select `pdf` (those ask the upstream every time, so access
+ * is re-checked, and take the PDFs they can from the PDF cache).
+ */
+import { createHash } from 'node:crypto';
+import { useResponseCache, type Cache } from '@envelop/response-cache';
+import { OperationTypeNode, visit, type DocumentNode, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayContext } from '../plugins/context';
+import { rootFieldNames, selectedOperation } from '../plugins/root-fields';
+import type { GatewayRuntime } from '../runtime';
+import { identityScope } from './scope';
+import { cacheKeys, UNKNOWN_GENERATION } from './store';
+
+export interface ReadCacheOptions {
+  readonly runtime: GatewayRuntime;
+}
+
+/** The reads this cache answers: getStatements and the 12 get<Form>Statements. */
+const READ_FIELD = /^get(F[a-z0-9]+)?Statements$/;
+
+/** Set on the context by this plugin when the request's read may use the cache. */
+export interface ReadCacheScope {
+  readonly scope: string;
+  /** A bounded metrics label: the read's field, or `multiple`. */
+  readonly operation: string;
+}
+
+type ReadCacheContext = GatewayContext & { readCache?: ReadCacheScope };
+
+function selectsPdf(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.name.value === 'pdf') found = true;
+    },
+  });
+  return found;
+}
+
+/** No error in the result and none in any payload's own `errors` list. */
+function cleanResult(result: { errors?: readonly unknown[]; data?: unknown }): boolean {
+  if (result.errors?.length) return false;
+  if (typeof result.data !== 'object' || result.data === null) return false;
+  return Object.values(result.data).every((payload: unknown) => {
+    if (typeof payload !== 'object' || payload === null) return payload === null ? false : true;
+    const errors = (payload as { errors?: unknown }).errors;
+    return !Array.isArray(errors) || errors.length === 0;
+  });
+}
+
+export function useReadCache({ runtime }: ReadCacheOptions): Plugin<ReadCacheContext> {
+  const { caches, metrics } = runtime;
+
+  /** One per request: it remembers the group generation its lookup saw, for the write after. */
+  const cacheFor = (context: ReadCacheContext): Cache => {
+    let generation = UNKNOWN_GENERATION;
+    const operation = context.readCache?.operation ?? 'unknown';
+    const split = (key: string) => {
+      const bar = key.indexOf('|');
+      return { group: cacheKeys.reads(key.slice(0, bar)), id: key.slice(bar + 1) };
+    };
+    return {
+      async get(key) {
+        const { group, id } = split(key);
+        const read = await caches.store.getMembers(group, [id]);
+        generation = read.generation;
+        const text = read.values[0];
+        const result = text == null ? 'miss' : 'hit';
+        metrics.cacheLookup('statements', result);
+        metrics.readCacheLookup(operation, result);
+        return text == null ? undefined : (JSON.parse(text) as ExecutionResult);
+      },
+      async set(key, value, _entities, ttl) {
+        const { group, id } = split(key);
+        await caches.store.putMembers(group, [{ id, value: JSON.stringify(value) }], ttl, generation);
+      },
+      // Mutations invalidate per identity (useCacheInvalidation), not by entity.
+      invalidate() {},
+    };
+  };
+
+  return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(
+        useResponseCache<ReadCacheContext>({
+          session: (context) => context.readCache?.scope ?? null,
+          enabled: (context) => context.readCache !== undefined,
+          cache: (context) => cacheFor(context as ReadCacheContext),
+          ttl: runtime.config.cache.readsTtlMs,
+          invalidateViaMutation: false,
+          includeExtensionMetadata: false,
+          buildResponseCacheKey: ({ documentString, variableValues, operationName, sessionId }) =>
+            `${sessionId ?? ''}|${createHash('sha256')
+              .update(documentString)
+              .update('\0')
+              .update(JSON.stringify(variableValues ?? {}))
+              .update('\0')
+              .update(operationName ?? '')
+              .digest('base64url')}`,
+          shouldCacheResult: ({ result }) => cleanResult(result),
+        }) as Plugin<ReadCacheContext>,
+      );
+    },
+    onExecute({ args, extendContext }) {
+      const context = args.contextValue;
+      const session = context.identity?.session;
+      if (!session) return;
+      const document = args.document as DocumentNode;
+      const operation = selectedOperation(document, args.operationName as string | null | undefined);
+      if (operation?.operation !== OperationTypeNode.QUERY) return;
+      const fields = rootFieldNames(document, operation).filter((field) => field !== '__typename');
+      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdf(document)) return;
+      extendContext({ readCache: { scope: identityScope(args.contextValue.upstream.cacheNamespace, session.uid), operation: fields.length === 1 ? (fields[0] ?? 'unknown') : 'multiple' } });
+    },
+  };
+}

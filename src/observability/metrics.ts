@@ -1,0 +1,51 @@
+/**
+ * The gateway's Prometheus metrics, on one registry per gateway (tests get a fresh one each).
+ * Label values come from bounded sets only: cache names, results, schema operation names.
+ */
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+
+export type CacheName = 'definitions' | 'statements' | 'pdf';
+export type CacheResult = 'hit' | 'miss' | 'stale';
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  /** The contract's `statement_gateway_cache_lookups_total{cache, result}`. */
+  cacheLookup(cache: CacheName, result: CacheResult, count?: number): void;
+  /** Response-cache (statement reads) hit or miss, per operation. */
+  readCacheLookup(operation: string, result: 'hit' | 'miss'): void;
+  /** A cache store command that failed (the request went on uncached). */
+  cacheStoreError(operation: string): void;
+}
+
+export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const lookups = new Counter({
+    name: 'statement_gateway_cache_lookups_total',
+    help: 'Cache lookups by cache (definitions, statements, pdf) and result (hit, miss, stale). PDF lookups count one per PDF.',
+    labelNames: ['cache', 'result'] as const,
+    registers: [registry],
+  });
+  const readLookups = new Counter({
+    name: 'statement_gateway_response_cache_lookups_total',
+    help: 'Statement read response-cache lookups by operation and result (hit, miss).',
+    labelNames: ['operation', 'result'] as const,
+    registers: [registry],
+  });
+  const storeErrors = new Counter({
+    name: 'statement_gateway_cache_store_errors_total',
+    help: 'Cache store commands that failed; the request was answered without the cache.',
+    labelNames: ['operation'] as const,
+    registers: [registry],
+  });
+  // Zero series from the start, so rates and dashboards have every combination.
+  for (const cache of ['definitions', 'statements', 'pdf'] as const) {
+    for (const result of ['hit', 'miss', 'stale'] as const) lookups.labels(cache, result);
+  }
+  return {
+    registry,
+    cacheLookup: (cache, result, count = 1) => lookups.labels(cache, result).inc(count),
+    readCacheLookup: (operation, result) => readLookups.labels(operation, result).inc(),
+    cacheStoreError: (operation) => storeErrors.labels(operation).inc(),
+  };
+}
