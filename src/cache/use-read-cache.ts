@@ -45,7 +45,7 @@ function selectsPdf(document: DocumentNode): boolean {
 }
 
 /** No error in the result and none in any payload's own `errors` list. */
-function cleanResult(result: { errors?: readonly unknown[]; data?: unknown }): boolean {
+export function cleanResult(result: { errors?: readonly unknown[]; data?: unknown }): boolean {
   if (result.errors?.length) return false;
   if (typeof result.data !== 'object' || result.data === null) return false;
   return Object.values(result.data).every((payload: unknown) => {

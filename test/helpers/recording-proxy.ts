@@ -11,6 +11,9 @@ export interface Exchange {
   readonly requestHeaders: IncomingHttpHeaders;
   readonly status: number;
   readonly responseHeaders: Record<string, string>;
+  /** Request and response body sizes, in bytes. */
+  readonly requestBytes: number;
+  readonly responseBytes: number;
 }
 
 export interface RecordingProxy {
@@ -36,8 +39,8 @@ export async function startRecordingProxy(target: () => string): Promise<Recordi
           answer.headers.forEach((value, name) => {
             if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) responseHeaders[name] = value;
           });
-          exchanges.push({ method: req.method ?? 'GET', path: req.url ?? '/', requestHeaders: req.headers, status: answer.status, responseHeaders });
           const payload = Buffer.from(await answer.arrayBuffer());
+          exchanges.push({ method: req.method ?? 'GET', path: req.url ?? '/', requestHeaders: req.headers, status: answer.status, responseHeaders, requestBytes: body?.length ?? 0, responseBytes: payload.length });
           res.writeHead(answer.status, responseHeaders).end(payload);
         })
         .catch(() => res.writeHead(502).end());

@@ -1,0 +1,157 @@
+/**
+ * statementDefinitions through the definitions cache: one shared entry per environment, any
+ * selection answered from it, stale while refreshing and while the upstream fails, one upstream
+ * call for concurrent misses across replicas.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { countOperation, signedInUser, takeUpstreamRequests } from '../helpers/cache';
+import { control, useEmulator } from '../helpers/emulator';
+import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
+
+const sandbox = useEmulator('sandbox');
+const production = useEmulator('production');
+const gateways: GatewayProcess[] = [];
+const redis = new Redis(TEST_REDIS_URL);
+
+const NAMES = '{ statementDefinitions { definitions { identifier name } errors } }';
+const FIELDS = '{ statementDefinitions { definitions { identifier title fields { identifier dataType } } } }';
+
+async function startGateway(extra: Record<string, string> = {}): Promise<GatewayProcess> {
+  const gateway = await startGatewayProcess({
+    UPSTREAM_SANDBOX_URL: sandbox.url,
+    UPSTREAM_PRODUCTION_URL: production.url,
+    REDIS_URL: TEST_REDIS_URL,
+    CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+    ...extra,
+  });
+  gateways.push(gateway);
+  return gateway;
+}
+
+/** Forgets the shared entries of these emulators (each test starts cold). */
+async function clearSharedDefinitions() {
+  const keys = await redis.keys('sgw:cache:{*}:definitions*');
+  if (keys.length) await redis.del(...keys);
+}
+
+afterAll(async () => {
+  await Promise.all(gateways.map((gateway) => gateway.stop()));
+  redis.disconnect();
+});
+
+describe('the definitions cache', () => {
+  let gateway: GatewayProcess;
+  beforeAll(async () => {
+    gateway = await startGateway({ CACHE_DEFINITIONS_FRESH: '1h' });
+  });
+
+  it('answers a second caller of the environment from the cache, for any selection, without reaching the upstream', async () => {
+    const first = await signedInUser(gateway.url, sandbox.url, { count: 0 });
+    const second = await signedInUser(gateway.url, sandbox.url, { count: 0 });
+    await takeUpstreamRequests(sandbox.url);
+
+    const names = await first.browser.graphql(NAMES);
+    expect(names.codes).toEqual([]);
+    expect(names.body.data?.statementDefinitions.definitions).toHaveLength(12);
+    const fields = await second.browser.graphql(FIELDS);
+    expect(fields.codes).toEqual([]);
+    const definitions = fields.body.data?.statementDefinitions.definitions as { identifier: string; fields: unknown[] }[];
+    expect(definitions.find((definition) => definition.identifier === 'fw2')?.fields.length).toBeGreaterThan(10);
+    expect(Object.keys(definitions[0] ?? {})).toEqual(['identifier', 'title', 'fields']);
+
+    // At most the first call reached the upstream (earlier tests of this file may have filled it).
+    expect(countOperation(await takeUpstreamRequests(sandbox.url), 'statementDefinitions')).toBeLessThanOrEqual(1);
+    await second.browser.graphql(NAMES);
+    await first.browser.graphql(FIELDS);
+    expect(countOperation(await takeUpstreamRequests(sandbox.url), 'statementDefinitions')).toBe(0);
+  });
+
+  it('keeps one entry per environment: production is fetched from production', async () => {
+    const user = await signedInUser(gateway.url, production.url, { count: 0, environment: 'PRODUCTION' });
+    await takeUpstreamRequests(production.url);
+    expect((await user.browser.graphql(NAMES)).codes).toEqual([]);
+    expect(countOperation(await takeUpstreamRequests(production.url), 'statementDefinitions')).toBe(1);
+    expect((await user.browser.graphql(NAMES)).codes).toEqual([]);
+    expect(countOperation(await takeUpstreamRequests(production.url), 'statementDefinitions')).toBe(0);
+  });
+
+  it('refuses a caller without a session before any lookup', async () => {
+    const anonymous = new Browser(gateway.url);
+    expect((await anonymous.graphql(NAMES)).codes).toEqual(['UNAUTHENTICATED']);
+    const forged = new Browser(gateway.url);
+    forged.cookie = 'sgw_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+    const answer = await forged.graphql(NAMES);
+    expect(answer.codes).toEqual(['UNAUTHENTICATED']);
+    expect(answer.body.data ?? null).toBeNull();
+  });
+});
+
+describe('stale definitions', () => {
+  let gateway: GatewayProcess;
+  beforeAll(async () => {
+    await clearSharedDefinitions();
+    gateway = await startGateway({ CACHE_DEFINITIONS_FRESH: '1s' });
+  });
+  beforeEach(async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: null, latencyMs: 0 });
+  });
+
+  it('are served while the upstream answers 503, and refreshed once it answers again', async () => {
+    const user = await signedInUser(gateway.url, sandbox.url, { count: 0 });
+    expect((await user.browser.graphql(NAMES)).codes).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 503 });
+    await takeUpstreamRequests(sandbox.url);
+    for (let i = 0; i < 5; i++) {
+      const stale = await user.browser.graphql(NAMES);
+      expect(stale.codes).toEqual([]);
+      expect(stale.body.data?.statementDefinitions.definitions).toHaveLength(12);
+    }
+    // The background refresh was tried, and is not retried on every request.
+    const tried = countOperation(await takeUpstreamRequests(sandbox.url), 'statementDefinitions');
+    expect(tried).toBeGreaterThanOrEqual(1);
+    expect(tried).toBeLessThanOrEqual(2);
+
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: null });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await user.browser.graphql(NAMES)).codes).toEqual([]);
+    // The refresh ran in the background; now the entry is fresh again and no call follows.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(countOperation(await takeUpstreamRequests(sandbox.url), 'statementDefinitions')).toBe(1);
+    expect((await user.browser.graphql(NAMES)).codes).toEqual([]);
+    expect(countOperation(await takeUpstreamRequests(sandbox.url), 'statementDefinitions')).toBe(0);
+  });
+
+  it('give UPSTREAM_UNAVAILABLE when there is nothing to serve and the upstream fails', async () => {
+    const fresh = await startGateway({ CACHE_DEFINITIONS_FRESH: '1s' });
+    await clearSharedDefinitions();
+    const user = await signedInUser(fresh.url, sandbox.url, { count: 0 });
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 503 });
+    const answer = await user.browser.graphql(NAMES);
+    expect(answer.codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expect(JSON.stringify(answer.body)).not.toContain(sandbox.url);
+  });
+});
+
+describe('concurrent misses', () => {
+  it('cause one upstream call for 20 requests on two gateways sharing Redis', async () => {
+    await clearSharedDefinitions();
+    const [a, b] = await Promise.all([startGateway(), startGateway()]);
+    if (!a || !b) throw new Error('gateways not started');
+    const users = await Promise.all([signedInUser(a.url, sandbox.url, { count: 0 }), signedInUser(b.url, sandbox.url, { count: 0 })]);
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 300 });
+    await takeUpstreamRequests(sandbox.url);
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => users[i % 2]?.browser.graphql(NAMES)));
+      for (const answer of answers) {
+        expect(answer?.codes).toEqual([]);
+        expect(answer?.body.data?.statementDefinitions.definitions).toHaveLength(12);
+      }
+    } finally {
+      await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 0 });
+    }
+    expect(countOperation(await takeUpstreamRequests(sandbox.url), 'statementDefinitions')).toBe(1);
+  });
+});
