@@ -77,6 +77,8 @@ export function failOpen(store: CacheStore, { health, metrics, maxPending = 10_0
       return attempt('getMembers', () => store.getMembers(group, ids), misses);
     },
     async putMembers(group, entries, ttlMs, generation) {
+      // Nothing to write (the lookup before it failed): no command, and no sign of health.
+      if (generation === UNKNOWN_GENERATION || entries.length === 0) return;
       if (pending.has(group) && !(await replay(group))) return;
       await attempt('putMembers', () => store.putMembers(group, entries, ttlMs, generation), undefined);
     },

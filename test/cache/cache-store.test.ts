@@ -1,0 +1,114 @@
+/**
+ * The cache store contract, run against both implementations (a real Redis, never a mock):
+ * entries with a TTL, groups dropped whole or by id and alias through their own index, puts
+ * skipped after a drop (generations), locks whose release wakes waiters at once.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMemoryCacheStore } from '../../src/cache/memory-store';
+import { createRedisCacheStore } from '../../src/cache/redis-store';
+import { UNKNOWN_GENERATION, type CacheStore } from '../../src/cache/store';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const connections: Redis[] = [];
+
+function redisStore(): CacheStore {
+  const redis = new Redis(REDIS_URL);
+  const subscriber = new Redis(REDIS_URL);
+  connections.push(redis, subscriber);
+  return createRedisCacheStore({ redis, subscriber });
+}
+
+afterAll(() => {
+  for (const connection of connections) connection.disconnect();
+});
+
+const group = () => `sgw:cache:{test:${randomUUID()}}:pdf`;
+
+describe.each<[string, () => CacheStore, () => CacheStore]>([
+  ['memory', createMemoryCacheStore, createMemoryCacheStore],
+  ['redis', redisStore, redisStore],
+])('the %s cache store', (kind, create, createReplica) => {
+  const store = create();
+
+  it('keeps an entry until its TTL', async () => {
+    const key = `sgw:cache:test:${randomUUID()}`;
+    await store.set(key, 'value', 150);
+    expect(await store.get(key)).toBe('value');
+    await sleep(250);
+    expect(await store.get(key)).toBeNull();
+  });
+
+  it('reads members of a group in the order asked, with nulls for the absent', async () => {
+    const name = group();
+    const { generation } = await store.getMembers(name, []);
+    await store.putMembers(name, [{ id: 'a', value: 'A' }, { id: 'b', value: 'B' }], 60_000, generation);
+    expect((await store.getMembers(name, ['b', 'x', 'a'])).values).toEqual(['B', null, 'A']);
+  });
+
+  it('drops members by id and by alias, and leaves the others and other groups alone', async () => {
+    const name = group();
+    const other = group();
+    const { generation } = await store.getMembers(name, []);
+    await store.putMembers(name, [{ id: 'a', value: 'A', aliases: ['up-a'] }, { id: 'b', value: 'B', aliases: ['up-b'] }, { id: 'c', value: 'C' }], 60_000, generation);
+    await store.putMembers(other, [{ id: 'a', value: 'other' }], 60_000, (await store.getMembers(other, [])).generation);
+    await store.dropMembers(name, { ids: ['a'], aliases: ['up-b'] });
+    expect((await store.getMembers(name, ['a', 'b', 'c'])).values).toEqual([null, null, 'C']);
+    expect((await store.getMembers(other, ['a'])).values).toEqual(['other']);
+    await store.dropMembers(name, 'all');
+    expect((await store.getMembers(name, ['c'])).values).toEqual([null]);
+    expect((await store.getMembers(other, ['a'])).values).toEqual(['other']);
+  });
+
+  it('skips a put whose generation predates a drop (a read that raced a mutation)', async () => {
+    const name = group();
+    const before = await store.getMembers(name, ['a']);
+    await store.dropMembers(name, 'all');
+    await store.putMembers(name, [{ id: 'a', value: 'stale' }], 60_000, before.generation);
+    expect((await store.getMembers(name, ['a'])).values).toEqual([null]);
+    await store.putMembers(name, [{ id: 'a', value: 'unknown' }], 60_000, UNKNOWN_GENERATION);
+    expect((await store.getMembers(name, ['a'])).values).toEqual([null]);
+    const after = await store.getMembers(name, ['a']);
+    expect(after.generation).not.toBe(before.generation);
+    await store.putMembers(name, [{ id: 'a', value: 'fresh' }], 60_000, after.generation);
+    expect((await store.getMembers(name, ['a'])).values).toEqual(['fresh']);
+  });
+
+  it('expires a group with its members', async () => {
+    const name = group();
+    await store.putMembers(name, [{ id: 'a', value: 'A', aliases: ['up-a'] }], 150, (await store.getMembers(name, [])).generation);
+    await sleep(250);
+    expect((await store.getMembers(name, ['a'])).values).toEqual([null]);
+    if (kind === 'redis') {
+      const redis = connections[0];
+      expect(await redis?.exists(`${name}#index`, `${name}#aliases`)).toBe(0);
+    }
+  });
+
+  it('grants a lock to one holder at a time, and wakes a waiter as soon as it is released', async () => {
+    const key = `sgw:cache:{test}:lock:${randomUUID()}`;
+    const replica = kind === 'redis' ? createReplica() : store;
+    const token = await store.acquireLock(key, 5_000);
+    expect(token).toEqual(expect.any(String));
+    expect(await replica.acquireLock(key, 5_000)).toBeNull();
+    const started = Date.now();
+    const waited = replica.waitForRelease(key, 5_000).then(() => Date.now() - started);
+    await sleep(100);
+    await store.releaseLock(key, token ?? '');
+    const ms = await waited;
+    expect(ms).toBeGreaterThanOrEqual(90);
+    expect(ms).toBeLessThan(1_000);
+    expect(await replica.acquireLock(key, 5_000)).toEqual(expect.any(String));
+  });
+
+  it('lets a lock expire when its holder disappears, and waiters go on', async () => {
+    const key = `sgw:cache:{test}:lock:${randomUUID()}`;
+    expect(await store.acquireLock(key, 200)).toEqual(expect.any(String));
+    const started = Date.now();
+    await store.waitForRelease(key, 5_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await store.acquireLock(key, 200)).toEqual(expect.any(String));
+  });
+});
