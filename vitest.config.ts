@@ -16,6 +16,10 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // Every test file starts its own emulator on a free loopback port; files run in parallel.
     pool: 'forks',
+    // Test files mostly wait on processes they started (gateways, emulators): more files than
+    // cores run at once.
+    maxWorkers: 2,
+    minWorkers: 1,
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

@@ -89,9 +89,11 @@ describe('the definitions cache', () => {
 
 describe('stale definitions', () => {
   let gateway: GatewayProcess;
+  /** A gateway that has served nothing yet: no copy of its own. */
+  let cold: GatewayProcess;
   beforeAll(async () => {
     await clearSharedDefinitions();
-    gateway = await startGateway({ CACHE_DEFINITIONS_FRESH: '1s' });
+    [gateway, cold] = await Promise.all([startGateway({ CACHE_DEFINITIONS_FRESH: '1s' }), startGateway({ CACHE_DEFINITIONS_FRESH: '1s' })]);
   });
   beforeEach(async () => {
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: null, latencyMs: 0 });
@@ -125,9 +127,8 @@ describe('stale definitions', () => {
   });
 
   it('give UPSTREAM_UNAVAILABLE when there is nothing to serve and the upstream fails', async () => {
-    const fresh = await startGateway({ CACHE_DEFINITIONS_FRESH: '1s' });
     await clearSharedDefinitions();
-    const user = await signedInUser(fresh.url, sandbox.url, { count: 0 });
+    const user = await signedInUser(cold.url, sandbox.url, { count: 0 });
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 503 });
     const answer = await user.browser.graphql(NAMES);
     expect(answer.codes).toEqual(['UPSTREAM_UNAVAILABLE']);
@@ -136,10 +137,15 @@ describe('stale definitions', () => {
 });
 
 describe('concurrent misses', () => {
+  let replicas: GatewayProcess[] = [];
+  beforeAll(async () => {
+    replicas = await Promise.all([startGateway(), startGateway()]);
+  });
+
   it('cause one upstream call for 20 requests on two gateways sharing Redis', async () => {
-    await clearSharedDefinitions();
-    const [a, b] = await Promise.all([startGateway(), startGateway()]);
+    const [a, b] = replicas;
     if (!a || !b) throw new Error('gateways not started');
+    await clearSharedDefinitions();
     const users = await Promise.all([signedInUser(a.url, sandbox.url, { count: 0 }), signedInUser(b.url, sandbox.url, { count: 0 })]);
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 300 });
     await takeUpstreamRequests(sandbox.url);
