@@ -124,8 +124,10 @@ export const sessionResolvers = {
       state.setCookies.push(
         setSessionCookie(created.id, { secure: gateway.config.cookieSecure, maxAgeSeconds: gateway.config.sessionAbsoluteMs / 1000 }),
       );
+      // The rest of the document (if any) runs as the new session, in its environment.
       context.identity = { kind: 'session', session: created.session };
       context.identityKey = created.session.key;
+      context.upstream = target;
       gateway.log.loginSucceeded({ environment, uid: credential.uid });
       return sessionView(created.session);
     },

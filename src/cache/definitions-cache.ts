@@ -11,7 +11,9 @@
  * - Single flight: concurrent misses in one process share one call; across replicas a Redis
  *   lock elects one caller and the others wait for its release message, then read its entry.
  */
+import { randomUUID } from 'node:crypto';
 import type { UpstreamTarget } from '../credentials/types';
+import { findGatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import { cacheKeys, type CacheStore } from './store';
@@ -89,37 +91,42 @@ export class DefinitionsCache {
       metrics.cacheLookup('definitions', 'stale');
       const lastFailure = this.failedAt.get(namespace);
       if (lastFailure === undefined || now - lastFailure >= this.retryMs) {
-        this.refresh(target, fetchFull).catch(() => undefined);
+        this.refresh(target, fetchFull).flight.catch(() => undefined);
       }
       return entry.payload;
     }
     metrics.cacheLookup('definitions', 'miss');
-    return this.refresh(target, fetchFull);
-  }
-
-  /** Forgets the process's copy (the shared entry stays). */
-  clearLocal(): void {
-    this.local.clear();
-  }
-
-  private refresh(target: UpstreamTarget, fetchFull: FetchDefinitions): Promise<DefinitionsPayload> {
-    const namespace = target.cacheNamespace;
-    let flight = this.flights.get(namespace);
-    if (!flight) {
-      flight = this.fetchOnce(namespace, fetchFull)
-        .then((payload) => {
-          this.failedAt.delete(namespace);
-          return payload;
-        })
-        .catch((error: unknown) => {
-          this.failedAt.set(namespace, this.clock());
-          this.options.log.cacheRefreshFailed({ cache: 'definitions', environment: target.environment, error });
-          throw error;
-        })
-        .finally(() => this.flights.delete(namespace));
-      this.flights.set(namespace, flight);
+    const { flight, owner } = this.refresh(target, fetchFull);
+    try {
+      return await flight;
+    } catch (error) {
+      // The shared call ran with its first caller's credential. A refusal of that credential is
+      // that caller's alone: the others ask with their own (uncached) rather than inherit it.
+      if (owner || findGatewayError(error)?.code !== 'UNAUTHENTICATED') throw error;
+      return fetchFull();
     }
-    return flight;
+  }
+
+  /** The namespace's one refresh in this process; `owner` when this call started it. */
+  private refresh(target: UpstreamTarget, fetchFull: FetchDefinitions): { flight: Promise<DefinitionsPayload>; owner: boolean } {
+    const namespace = target.cacheNamespace;
+    const running = this.flights.get(namespace);
+    if (running) return { flight: running, owner: false };
+    const flight = this.fetchOnce(namespace, fetchFull)
+      .then((payload) => {
+        // An answer that could not be kept is retried no sooner than a failure would be.
+        if (cacheable(payload)) this.failedAt.delete(namespace);
+        else this.failedAt.set(namespace, this.clock());
+        return payload;
+      })
+      .catch((error: unknown) => {
+        this.failedAt.set(namespace, this.clock());
+        this.options.log.cacheRefreshFailed({ cache: 'definitions', environment: target.environment, error });
+        throw error;
+      })
+      .finally(() => this.flights.delete(namespace));
+    this.flights.set(namespace, flight);
+    return { flight, owner: true };
   }
 
   /** One upstream call among all replicas: the lock holder fetches, the others wait for it. */
@@ -127,7 +134,7 @@ export class DefinitionsCache {
     const { store, lockMs, freshMs } = this.options;
     const lockKey = cacheKeys.definitionsLock(namespace);
     for (let attempt = 0; attempt < 2; attempt++) {
-      const token = await store.acquireLock(lockKey, lockMs);
+      const token = await store.acquireLock(lockKey, lockMs, randomUUID());
       if (token) {
         try {
           return await this.fetchAndStore(namespace, fetchFull);
@@ -153,13 +160,22 @@ export class DefinitionsCache {
     const fetchedAt = this.clock();
     this.local.set(namespace, { fetchedAt, payload, checkedAt: fetchedAt });
     const { freshMs, staleIfErrorMs, store } = this.options;
-    await store.set(cacheKeys.definitions(namespace), `${fetchedAt}\n${JSON.stringify(payload)}`, freshMs + staleIfErrorMs);
+    const ttl = freshMs + staleIfErrorMs;
+    await store.set(cacheKeys.definitions(namespace), `${fetchedAt}\n${JSON.stringify(payload)}`, ttl);
+    // Written after the entry: a replica that sees this time finds an entry at least as new.
+    await store.set(cacheKeys.definitionsFetchedAt(namespace), String(fetchedAt), ttl);
     return payload;
   }
 
-  /** The shared entry, parsed only when it is newer than `newerThan`. */
+  /**
+   * The shared entry when it is newer than `newerThan`. Its small time stamp is read first, so a
+   * replica with a stale copy does not download megabytes each second to learn nothing is new.
+   */
   private async readShared(namespace: string, newerThan = -1): Promise<Entry | undefined> {
-    const text = await this.options.store.get(cacheKeys.definitions(namespace));
+    const { store } = this.options;
+    const stamp = Number(await store.get(cacheKeys.definitionsFetchedAt(namespace)));
+    if (!Number.isFinite(stamp) || stamp <= newerThan) return undefined;
+    const text = await store.get(cacheKeys.definitions(namespace));
     if (!text) return undefined;
     const newline = text.indexOf('\n');
     const fetchedAt = Number(text.slice(0, newline));

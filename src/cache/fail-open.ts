@@ -98,9 +98,10 @@ export function failOpen(store: CacheStore, { health, metrics, maxPending = 10_0
       }
     },
     // Without the store, no lock can be shared: each replica goes ahead (the upstream sees one
-    // call per replica instead of one in all).
-    acquireLock: (key, ttlMs) => attempt('acquireLock', () => store.acquireLock(key, ttlMs), 'local'),
-    releaseLock: (key, token) => (token === 'local' ? Promise.resolve() : attempt('releaseLock', () => store.releaseLock(key, token), undefined)),
+    // call per replica instead of one in all). The token is kept: if the command reached Redis
+    // after all, the release frees the lock instead of leaving it to expire.
+    acquireLock: (key, ttlMs, token) => attempt('acquireLock', () => store.acquireLock(key, ttlMs, token), token),
+    releaseLock: (key, token) => attempt('releaseLock', () => store.releaseLock(key, token), undefined),
     waitForRelease: (key, timeoutMs) => attempt('waitForRelease', () => store.waitForRelease(key, timeoutMs), undefined),
     ping: () => store.ping(),
     close: () => store.close(),

@@ -3,7 +3,6 @@
  * entries go first), with a TTL per entry. Locks and waiters are local to the process, which is
  * all a single process needs.
  */
-import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './store';
 
@@ -80,10 +79,9 @@ export function createMemoryCacheStore({ maxBytes = 256 * 1024 * 1024 }: MemoryC
     getMembers: (group, ids) => Promise.resolve({ values: ids.map((id) => entries.get(memberKey(group, id)) ?? null), generation: generationOf(group) }),
     putMembers: (group, list, ttlMs, generation) => Promise.resolve(putMembers(group, list, ttlMs, generation)),
     dropMembers: (group, selection) => Promise.resolve(dropMembers(group, selection)),
-    acquireLock(key, ttlMs) {
+    acquireLock(key, ttlMs, token) {
       const held = locks.get(key);
       if (held && held.expiresAt > Date.now()) return Promise.resolve(null);
-      const token = randomUUID();
       locks.set(key, { token, expiresAt: Date.now() + ttlMs });
       return Promise.resolve(token);
     },

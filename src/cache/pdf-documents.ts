@@ -29,6 +29,8 @@ export function createPdfRewriter(schema: GraphQLSchema, { maxDocuments = 1_000 
   const memo = new LRUCache<string, PdfRewrite | false>({ max: maxDocuments });
 
   const rewrite = (query: string): PdfRewrite | false => {
+    // A document that names the marker itself is left alone (its answer would be misread).
+    if (query.includes(MARKER_PREFIX)) return false;
     let document;
     try {
       document = parse(query, { noLocation: true });

@@ -5,7 +5,6 @@
  * some of its members is one script over its own index, never a scan of the keyspace.
  * Lock releases are published, so waiters of other replicas wake at once instead of polling.
  */
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './store';
 
@@ -72,6 +71,8 @@ return 0
 
 /** Where lock releases are announced (the message is the lock's key). */
 const RELEASES_CHANNEL = 'sgw:cache:lock-released';
+/** Members per read or write command: keeps each reply and script well under the timeout. */
+const MEMBERS_PER_COMMAND = 16;
 /** Waiters re-check the lock this often in case a release message was missed. */
 const RECHECK_MS = 200;
 
@@ -123,16 +124,28 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
       await commands.set(key, value, 'PX', Math.max(1, ttlMs));
     },
     async getMembers(group, ids) {
-      // One slot (the group's hash tag), so one MGET in a cluster too.
-      const [current, ...values] = await commands.mget(generation(group), ...ids.map((id) => member(group, id)));
-      return { values, generation: current ?? '0' };
+      // Chunks of a few members: a page of large PDFs in one reply would outlast the command
+      // timeout. Each chunk also touches the group's index, aliases and generation, so that an
+      // evicting Redis (allkeys-lru) drops them no sooner than the members still being read;
+      // an index evicted before its members would let a drop miss them.
+      const chunks: string[][] = [];
+      for (let start = 0; start < ids.length; start += MEMBERS_PER_COMMAND) chunks.push(ids.slice(start, start + MEMBERS_PER_COMMAND).map((id) => member(group, id)));
+      const pipeline = commands.pipeline().get(generation(group)).touch(index(group), aliases(group));
+      for (const keys of chunks) pipeline.mget(...keys);
+      const replies = (await pipeline.exec()) ?? [];
+      const failure = replies.find(([error]) => error)?.[0];
+      if (failure || replies.length !== 2 + chunks.length) throw failure ?? new Error('cache read aborted');
+      const values = replies.slice(2).flatMap(([, reply]) => reply as (string | null)[]);
+      return { values, generation: (replies[0]?.[1] as string | null) ?? '0' };
     },
     async putMembers(group, entries: readonly GroupEntry[], ttlMs, expected) {
       if (entries.length === 0 || expected === UNKNOWN_GENERATION) return;
-      const args: (string | number)[] = [`${group}:`, Math.max(1, Math.round(ttlMs)), expected];
-      for (const entry of entries) args.push(entry.id, entry.value, entry.aliases?.length ?? 0, ...(entry.aliases ?? []));
       // Members of one group share a TTL: the index lives as long as the newest member.
-      await commands.sgwCachePutMembers(index(group), aliases(group), generation(group), ...args);
+      for (let start = 0; start < entries.length; start += MEMBERS_PER_COMMAND) {
+        const args: (string | number)[] = [`${group}:`, Math.max(1, Math.round(ttlMs)), expected];
+        for (const entry of entries.slice(start, start + MEMBERS_PER_COMMAND)) args.push(entry.id, entry.value, entry.aliases?.length ?? 0, ...(entry.aliases ?? []));
+        await commands.sgwCachePutMembers(index(group), aliases(group), generation(group), ...args);
+      }
     },
     async dropMembers(group, selection: GroupSelection) {
       const prefix = `${group}:`;
@@ -143,8 +156,7 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
       }
       await commands.sgwCacheDropMembers(...keys, prefix, 'some', selection.ids.length, ...selection.ids, ...selection.aliases);
     },
-    async acquireLock(key, ttlMs) {
-      const token = randomUUID();
+    async acquireLock(key, ttlMs, token) {
       const reply = await commands.set(key, token, 'PX', Math.max(1, ttlMs), 'NX');
       return reply === 'OK' ? token : null;
     },

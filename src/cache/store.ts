@@ -40,8 +40,11 @@ export interface CacheStore {
    */
   putMembers(group: string, entries: readonly GroupEntry[], ttlMs: number, generation: string): Promise<void>;
   dropMembers(group: string, selection: GroupSelection): Promise<void>;
-  /** A lock for single flight: a token when acquired, null when another holder has it. */
-  acquireLock(key: string, ttlMs: number): Promise<string | null>;
+  /**
+   * A lock for single flight: `token` when acquired, null when another holder has it. The caller
+   * makes the token, so it can release a lock whose acquisition it could not confirm.
+   */
+  acquireLock(key: string, ttlMs: number, token: string): Promise<string | null>;
   releaseLock(key: string, token: string): Promise<void>;
   /** Resolves when the lock is released (or has expired), or after `timeoutMs`. */
   waitForRelease(key: string, timeoutMs: number): Promise<void>;
@@ -55,6 +58,7 @@ export interface CacheStore {
  */
 export const cacheKeys = {
   definitions: (environment: string) => `sgw:cache:{${environment}}:definitions`,
+  definitionsFetchedAt: (environment: string) => `sgw:cache:{${environment}}:definitions:at`,
   definitionsLock: (environment: string) => `sgw:cache:{${environment}}:definitions:lock`,
   reads: (scope: string) => `sgw:cache:{${scope}}:reads`,
   pdfs: (scope: string) => `sgw:cache:{${scope}}:pdf`,

@@ -6,7 +6,7 @@
  * racing the mutation cannot keep stale data, because a drop also changes the group's
  * generation and the racing read's write is then skipped.
  */
-import { OperationTypeNode, type DocumentNode, type FieldNode, type GraphQLSchema } from 'graphql';
+import { getVariableValues, OperationTypeNode, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../plugins/context';
@@ -27,8 +27,14 @@ const BY_IDS = new Set(['deleteStatements', 'finalizeStatements', 'submitStateme
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
-/** The PDFs a mutation can have changed: none, some (by id or alias), or all of the identity's. */
-export function touchedPdfs(schema: GraphQLSchema, fields: readonly FieldNode[], variables: Record<string, unknown> | undefined): GroupSelection | undefined {
+/**
+ * The PDFs a mutation can have changed: none, some (by id or alias), or all of the identity's.
+ * Variables are coerced as execution will coerce them (a single item becomes a list).
+ */
+export function touchedPdfs(schema: GraphQLSchema, operation: OperationDefinitionNode, fields: readonly FieldNode[], raw: Record<string, unknown> | undefined): GroupSelection | undefined {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], raw ?? {});
+  if (coerced.errors) return 'all';
+  const variables = coerced.coerced;
   const ids = new Set<string>();
   const aliases = new Set<string>();
   const mutationFields = schema.getMutationType()?.getFields() ?? {};
@@ -67,23 +73,32 @@ export function useCacheInvalidation({ runtime }: CacheInvalidationOptions): Plu
   const { store } = runtime.caches;
   return {
     async onExecute({ args }) {
-      const session = args.contextValue.identity?.session;
-      if (!session) return;
       const document = args.document as DocumentNode;
       const operation = selectedOperation(document, args.operationName as string | null | undefined);
       if (operation?.operation !== OperationTypeNode.MUTATION) return;
       const fields = rootFields(document, operation);
       if (fields.every((field) => HARMLESS.has(field.name.value))) return;
-      const scope = identityScope(args.contextValue.upstream.cacheNamespace, session.uid);
-      const pdfs = touchedPdfs(args.schema as GraphQLSchema, fields, args.variableValues as Record<string, unknown> | undefined);
-      const invalidate = async () => {
+      const context = args.contextValue;
+      const pdfs = touchedPdfs(args.schema as GraphQLSchema, operation, fields, args.variableValues as Record<string, unknown> | undefined);
+      const scopeNow = () => {
+        const current = context.identity?.session;
+        return current ? identityScope(context.upstream.cacheNamespace, current.uid) : undefined;
+      };
+      const invalidate = async (scope: string) => {
         await Promise.all([
           store.dropMembers(cacheKeys.reads(scope), 'all'),
           pdfs === undefined ? undefined : store.dropMembers(cacheKeys.pdfs(scope), pdfs),
         ]);
       };
-      await invalidate();
-      return { onExecuteDone: () => invalidate() };
+      const before = scopeNow();
+      if (before) await invalidate(before);
+      return {
+        onExecuteDone: async () => {
+          // A `login` earlier in the same document switches the identity the rest runs as.
+          const after = scopeNow();
+          await Promise.all([before && invalidate(before), after && after !== before ? invalidate(after) : undefined]);
+        },
+      };
     },
   };
 }

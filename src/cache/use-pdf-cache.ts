@@ -6,6 +6,7 @@
  * mutation of this identity happened meanwhile: see the store's generations).
  */
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
+import { GatewayError, gatewayError } from '../errors';
 import { isGatewayContext, type GatewayContext } from '../plugins/context';
 import type { GatewayRuntime } from '../runtime';
 import { fillPdfs, markedStatements, pdfFetchDocument, type PdfRewrite } from './pdf-documents';
@@ -35,6 +36,26 @@ function answerHeaders(response: Response): Headers {
   headers.delete('content-length');
   headers.delete('content-encoding');
   return headers;
+}
+
+type PdfAnswer = { errors?: unknown[]; data?: Record<string, { statements?: { nodes?: FetchedStatement[] | null } | null; errors?: unknown[] } | null> };
+
+/**
+ * The batched PDF call's answer. Any error in it fails the read (UPSTREAM_ERROR) rather than
+ * quietly answering `pdf: null`; a statement deleted between the two calls is simply absent.
+ */
+async function pdfAnswer(response: Response): Promise<PdfAnswer> {
+  let result: PdfAnswer;
+  try {
+    result = (await response.json()) as PdfAnswer;
+  } catch {
+    throw gatewayError('UPSTREAM_ERROR');
+  }
+  const payloads = Object.values(result.data ?? {});
+  if (!response.ok || result.errors?.length || !result.data || payloads.some((payload) => !payload || payload.errors?.length)) {
+    throw gatewayError('UPSTREAM_ERROR');
+  }
+  return result;
 }
 
 export function usePdfCache({ runtime }: PdfCacheOptions): MeshPlugin<GatewayContext> {
@@ -70,10 +91,17 @@ export function usePdfCache({ runtime }: PdfCacheOptions): MeshPlugin<GatewayCon
           // Not JSON: hand it on as it came, the error mapping names it.
           return new Response(text, { status: response.status, headers: answerHeaders(response) });
         }
-        const filled = await fill(answer, rewrite, async (ids) => {
-          const document = pdfFetchDocument(ids);
-          return fetchFn(url, { ...init, body: JSON.stringify(document) }, ...rest);
-        });
+        let filled: unknown;
+        try {
+          filled = await fill(answer, rewrite, async (ids) => {
+            const document = pdfFetchDocument(ids);
+            return fetchFn(url, { ...init, body: JSON.stringify(document) }, ...rest);
+          });
+        } catch (error) {
+          // Mesh may lose the error's code on its way to the result: the mapping reads it here.
+          if (error instanceof GatewayError) context.state.upstreamFailure = error;
+          throw error;
+        }
         return new Response(JSON.stringify(filled), { status: response.status, headers: answerHeaders(response) });
       };
 
@@ -92,9 +120,7 @@ export function usePdfCache({ runtime }: PdfCacheOptions): MeshPlugin<GatewayCon
         metrics.cacheLookup('pdf', 'miss', missing.length);
         if (missing.length > 0) {
           const fetched = await fetchMissing(missing);
-          // The mapping plugin turns a failed call into the contract's error.
-          if (!fetched.ok) throw new Error(`PDF fetch answered ${fetched.status}`);
-          const result = (await fetched.json()) as { data?: Record<string, { statements?: { nodes?: FetchedStatement[] | null } | null } | null> };
+          const result = await pdfAnswer(fetched);
           const toStore: GroupEntry[] = [];
           for (const field of Object.values(result.data ?? {})) {
             for (const node of field?.statements?.nodes ?? []) {
@@ -106,7 +132,9 @@ export function usePdfCache({ runtime }: PdfCacheOptions): MeshPlugin<GatewayCon
               }
             }
           }
-          await caches.store.putMembers(group, toStore, pdfTtlMs, held.generation);
+          // Not awaited: the client need not wait for the write. The generation check keeps a
+          // write that lands after a mutation's drop from storing what it changed.
+          void caches.store.putMembers(group, toStore, pdfTtlMs, held.generation);
         }
         return { ...answer, data: fillPdfs(answer.data, markers, pdfs) };
       };

@@ -105,6 +105,11 @@ export function useReadCache({ runtime }: ReadCacheOptions): Plugin<ReadCacheCon
               .update(operationName ?? '')
               .digest('base64url')}`,
           shouldCacheResult: ({ result }) => cleanResult(result),
+          // Never kept past the upstream credential's expiry (the upstream re-checks after it).
+          onTtl: ({ ttl, context }) => {
+            const expiry = context.identity?.session.credential.expiry;
+            return expiry === undefined ? ttl : Math.max(0, Math.min(ttl, expiry * 1000 - runtime.clock()));
+          },
         }) as Plugin<ReadCacheContext>,
       );
     },
@@ -117,6 +122,9 @@ export function useReadCache({ runtime }: ReadCacheOptions): Plugin<ReadCacheCon
       if (operation?.operation !== OperationTypeNode.QUERY) return;
       const fields = rootFieldNames(document, operation).filter((field) => field !== '__typename');
       if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdf(document)) return;
+      // Past the upstream credential's own expiry the upstream would refuse the read: so must we.
+      const expiry = session.credential.expiry;
+      if (expiry !== undefined && expiry * 1000 <= runtime.clock()) return;
       extendContext({ readCache: { scope: identityScope(args.contextValue.upstream.cacheNamespace, session.uid), operation: fields.length === 1 ? (fields[0] ?? 'unknown') : 'multiple' } });
     },
   };

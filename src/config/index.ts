@@ -110,7 +110,7 @@ const schema = z
     CACHE_DEFINITIONS_STALE_IF_ERROR: duration('24h'),
     CACHE_READS_TTL: duration('60s'),
     CACHE_PDF_TTL: duration('24h'),
-    CACHE_PDF_MAX_BYTES: integer(8 * 1024 * 1024, 0, 512 * 1024 * 1024),
+    CACHE_PDF_MAX_BYTES: integer(2 * 1024 * 1024, 0, 512 * 1024 * 1024),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     NODE_ENV: z.string().default('development'),
   })

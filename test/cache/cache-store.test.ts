@@ -90,9 +90,9 @@ describe.each<[string, () => CacheStore, () => CacheStore]>([
   it('grants a lock to one holder at a time, and wakes a waiter as soon as it is released', async () => {
     const key = `sgw:cache:{test}:lock:${randomUUID()}`;
     const replica = kind === 'redis' ? createReplica() : store;
-    const token = await store.acquireLock(key, 5_000);
+    const token = await store.acquireLock(key, 5_000, randomUUID());
     expect(token).toEqual(expect.any(String));
-    expect(await replica.acquireLock(key, 5_000)).toBeNull();
+    expect(await replica.acquireLock(key, 5_000, randomUUID())).toBeNull();
     const started = Date.now();
     const waited = replica.waitForRelease(key, 5_000).then(() => Date.now() - started);
     await sleep(100);
@@ -100,15 +100,15 @@ describe.each<[string, () => CacheStore, () => CacheStore]>([
     const ms = await waited;
     expect(ms).toBeGreaterThanOrEqual(90);
     expect(ms).toBeLessThan(1_000);
-    expect(await replica.acquireLock(key, 5_000)).toEqual(expect.any(String));
+    expect(await replica.acquireLock(key, 5_000, randomUUID())).toEqual(expect.any(String));
   });
 
   it('lets a lock expire when its holder disappears, and waiters go on', async () => {
     const key = `sgw:cache:{test}:lock:${randomUUID()}`;
-    expect(await store.acquireLock(key, 200)).toEqual(expect.any(String));
+    expect(await store.acquireLock(key, 200, randomUUID())).toEqual(expect.any(String));
     const started = Date.now();
     await store.waitForRelease(key, 5_000);
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(await store.acquireLock(key, 200)).toEqual(expect.any(String));
+    expect(await store.acquireLock(key, 200, randomUUID())).toEqual(expect.any(String));
   });
 });

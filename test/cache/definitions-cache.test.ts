@@ -142,6 +142,29 @@ describe('concurrent misses', () => {
     replicas = await Promise.all([startGateway(), startGateway()]);
   });
 
+  it("never pass one caller's refused credential on to the others sharing its call", async () => {
+    const gateway = replicas[0];
+    if (!gateway) throw new Error('gateway not started');
+    await clearSharedDefinitions();
+    // The first user's upstream credential lives one second; the second user's the default.
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { tokenTtlSeconds: 1 });
+    const expiring = await signedInUser(gateway.url, sandbox.url, { count: 0 });
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { tokenTtlSeconds: 1_209_600 });
+    const valid = await signedInUser(gateway.url, sandbox.url, { count: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 300 });
+    try {
+      const first = expiring.browser.graphql(NAMES);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const [refused, answered] = await Promise.all([first, valid.browser.graphql(NAMES)]);
+      expect(refused.codes).toEqual(['UNAUTHENTICATED']);
+      expect(answered.codes).toEqual([]);
+      expect(answered.body.data?.statementDefinitions.definitions).toHaveLength(12);
+    } finally {
+      await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 0 });
+    }
+  });
+
   it('cause one upstream call for 20 requests on two gateways sharing Redis', async () => {
     const [a, b] = replicas;
     if (!a || !b) throw new Error('gateways not started');

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { cleanResult } from '../../src/cache/use-read-cache';
 import { countOperation, signedInUser, takeUpstreamRequests } from '../helpers/cache';
+import { control } from '../helpers/emulator';
 import { useGatewayOnEmulators } from '../helpers/gateway';
 import { pdfText } from '../helpers/pdf-text';
 import { ADD_NEC, FINALIZE, SUBMIT, UPDATE_NEC, VALID_CARD, VALID_NEC } from '../helpers/statements';
@@ -49,6 +50,19 @@ describe('the statement read cache', () => {
     expect((await user.browser.graphql(READ)).codes).toEqual(['UNAUTHENTICATED']);
   });
 
+  it("stops answering from the cache once the upstream credential's own expiry has passed", async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { tokenTtlSeconds: 2 });
+    try {
+      const user = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
+      expect(nodes(await user.browser.graphql(READ))).toHaveLength(1);
+      expect(nodes(await user.browser.graphql(READ))).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      expect((await user.browser.graphql(READ)).codes).toEqual(['UNAUTHENTICATED']);
+    } finally {
+      await control(sandbox.url, 'PATCH', '/__emulator/settings', { tokenTtlSeconds: 1_209_600 });
+    }
+  });
+
   it('does not keep an answer with errors, at the top or in a payload', () => {
     expect(cleanResult({ data: { getStatements: { statements: null, errors: [] } } })).toBe(true);
     expect(cleanResult({ data: { getStatements: { statements: null, errors: ['Too many requests'] } } })).toBe(false);
@@ -83,6 +97,33 @@ describe('invalidation by mutations', () => {
     await user.browser.graphql(PDFS);
     const requests = await takeUpstreamRequests(sandbox.url);
     expect(requests.map((request) => request.operations)).toEqual([['getF1099necStatements']]);
+  });
+
+  it('shows an update whose list of statements is sent as a single object (coerced to a list)', async () => {
+    const user = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
+    const target = user.statements[0];
+    if (!target) throw new Error('no statement');
+    expect(await pdfOf(user, target.uploaderId)).not.toContain('Albany');
+    const updated = await user.browser.graphql(UPDATE_NEC, { s: { otxId: target.otxId, statement: { recipientCity: 'Albany' } } });
+    expect(updated.codes).toEqual([]);
+    expect(await pdfOf(user, target.uploaderId)).toContain('Albany');
+  });
+
+  it("invalidates the caches of the identity a login in the same document switched to", async () => {
+    const first = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
+    const second = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
+    const target = second.statements[0];
+    if (!target) throw new Error('no statement');
+    expect(await pdfOf(second, target.uploaderId)).not.toContain('Albany');
+    const both = await first.browser.graphql(
+      `mutation($email: String!, $s: [F1099necUpdateInput!]!) {
+        login(email: $email, password: "a-long-enough-password-123") { uid }
+        updateF1099necStatements(statements: $s) { errors }
+      }`,
+      { email: second.email, s: [{ uploaderId: target.uploaderId, statement: { recipientCity: 'Albany' } }] },
+    );
+    expect(both.codes).toEqual([]);
+    expect(await pdfOf(second, target.uploaderId)).toContain('Albany');
   });
 
   it('shows a deletion at once', async () => {
