@@ -10,7 +10,8 @@ async function main(): Promise<void> {
   const gateway = await startGateway(config);
   const lines: string[] = [];
   if (gateway.embedded) lines.push(gateway.embedded.banner);
-  if (!config.redisUrl) lines.push(' No REDIS_URL set: sessions live in this process\'s memory (lost on restart, not shared).');
+  const inMemory = [config.redisUrl ? undefined : 'sessions', config.cacheRedisUrl ? undefined : 'caches'].filter(Boolean).join(' and ');
+  if (inMemory) lines.push(` No ${config.redisUrl ? 'CACHE_REDIS_URL' : 'REDIS_URL'} set: ${inMemory} live in this process's memory (lost on restart, not shared).`);
   lines.push(` Statement gateway on ${gateway.url}/graphql${config.production ? '' : ' (GraphiQL in a browser)'}`);
   process.stderr.write(`${lines.join('\n')}\n`);
 

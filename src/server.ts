@@ -146,7 +146,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
-  log.gatewayStarted({ url, sessionStore: store.kind, upstreams: { sandbox: upstreams.sandbox.baseUrl, production: upstreams.production.baseUrl }, embedded: Boolean(embedded) });
+  log.gatewayStarted({ url, sessionStore: store.kind, cacheStore: cacheStore.kind, upstreams: { sandbox: upstreams.sandbox.baseUrl, production: upstreams.production.baseUrl }, embedded: Boolean(embedded) });
 
   let closing: Promise<void> | undefined;
   const close = () =>

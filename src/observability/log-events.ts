@@ -15,7 +15,7 @@ function describe(error: unknown): { name: string; message: string } {
 export function createLogEvents(logger: Logger) {
   return {
     logger,
-    gatewayStarted(fields: { url: string; sessionStore: string; upstreams: Record<Environment, string>; embedded: boolean }) {
+    gatewayStarted(fields: { url: string; sessionStore: string; cacheStore: string; upstreams: Record<Environment, string>; embedded: boolean }) {
       logger.info({ event: 'gateway.started', ...fields }, 'gateway started');
     },
     gatewayStopping(signal: string) {
