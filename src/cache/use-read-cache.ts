@@ -57,6 +57,13 @@ export function cleanResult(result: { errors?: readonly unknown[]; data?: unknow
 
 export function useReadCache({ runtime }: ReadCacheOptions): Plugin<ReadCacheContext> {
   const { caches, metrics } = runtime;
+  // Yoga caches and reuses parsed documents: decide once per document whether it selects `pdf`.
+  const pdfSelections = new WeakMap<DocumentNode, boolean>();
+  const selectsPdfOnce = (document: DocumentNode) => {
+    let found = pdfSelections.get(document);
+    if (found === undefined) pdfSelections.set(document, (found = selectsPdf(document)));
+    return found;
+  };
 
   /** One per request: it remembers the group generation its lookup saw, for the write after. */
   const cacheFor = (context: ReadCacheContext): Cache => {
@@ -121,7 +128,7 @@ export function useReadCache({ runtime }: ReadCacheOptions): Plugin<ReadCacheCon
       const operation = selectedOperation(document, args.operationName as string | null | undefined);
       if (operation?.operation !== OperationTypeNode.QUERY) return;
       const fields = rootFieldNames(document, operation).filter((field) => field !== '__typename');
-      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdf(document)) return;
+      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdfOnce(document)) return;
       // Past the upstream credential's own expiry the upstream would refuse the read: so must we.
       const expiry = session.credential.expiry;
       if (expiry !== undefined && expiry * 1000 <= runtime.clock()) return;
