@@ -4,6 +4,7 @@
  * all a single process needs.
  */
 import { LRUCache } from 'lru-cache';
+import { createWaiters } from './waiters';
 import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './store';
 
 export interface MemoryCacheStoreOptions {
@@ -24,15 +25,9 @@ export function createMemoryCacheStore({ maxBytes = 256 * 1024 * 1024 }: MemoryC
   const groups = new Map<string, Group>();
   const generations = new Map<string, number>();
   const locks = new Map<string, { token: string; expiresAt: number }>();
-  const waiters = new Map<string, Set<() => void>>();
+  const waiters = createWaiters();
   const memberKey = (group: string, id: string) => `${group}:${id}`;
   const generationOf = (group: string) => String(generations.get(group) ?? 0);
-
-  const wake = (key: string) => {
-    const list = waiters.get(key);
-    waiters.delete(key);
-    for (const resolve of list ?? []) resolve();
-  };
 
   const putMembers = (group: string, list: readonly GroupEntry[], ttlMs: number, generation: string) => {
     if (generation === UNKNOWN_GENERATION || generation !== generationOf(group)) return;
@@ -88,33 +83,21 @@ export function createMemoryCacheStore({ maxBytes = 256 * 1024 * 1024 }: MemoryC
     releaseLock(key, token) {
       if (locks.get(key)?.token === token) {
         locks.delete(key);
-        wake(key);
+        waiters.wake(key);
       }
       return Promise.resolve();
     },
     waitForRelease(key, timeoutMs) {
       const held = locks.get(key);
       if (!held || held.expiresAt <= Date.now()) return Promise.resolve();
-      return new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.get(key)?.delete(done);
-          resolve();
-        }, Math.min(timeoutMs, held.expiresAt - Date.now()));
-        let list = waiters.get(key);
-        if (!list) waiters.set(key, (list = new Set()));
-        list.add(done);
-      });
+      return waiters.wait(key, Math.min(timeoutMs, held.expiresAt - Date.now()));
     },
     ping: () => Promise.resolve(),
     close() {
       entries.clear();
       groups.clear();
       generations.clear();
-      for (const key of [...waiters.keys()]) wake(key);
+      waiters.wakeAll();
       return Promise.resolve();
     },
   };

@@ -6,6 +6,7 @@
  * Lock releases are published, so waiters of other replicas wake at once instead of polling.
  */
 import type { Redis } from 'ioredis';
+import { createWaiters } from './waiters';
 import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './store';
 
 // KEYS: index, aliases, generation. ARGV: member prefix, TTL, expected generation, then per
@@ -100,13 +101,10 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
   const generation = (group: string) => `${group}#generation`;
   const member = (group: string, id: string) => `${group}:${id}`;
 
-  const waiters = new Map<string, Set<() => void>>();
+  const waiters = createWaiters();
   let subscribed: Promise<unknown> | undefined;
   subscriber.on('message', (channel: string, key: string) => {
-    if (channel !== RELEASES_CHANNEL) return;
-    const list = waiters.get(key);
-    waiters.delete(key);
-    for (const wake of list ?? []) wake();
+    if (channel === RELEASES_CHANNEL) waiters.wake(key);
   });
   // Resubscribe after a reconnection; a failed subscription is retried by the next waiter.
   subscriber.on('ready', () => {
@@ -168,27 +166,14 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         if ((await commands.exists(key)) === 0) return;
-        await new Promise<void>((resolve) => {
-          const wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-          const timer = setTimeout(() => {
-            waiters.get(key)?.delete(wake);
-            resolve();
-          }, Math.min(RECHECK_MS, Math.max(0, deadline - Date.now())));
-          let list = waiters.get(key);
-          if (!list) waiters.set(key, (list = new Set()));
-          list.add(wake);
-        });
+        await waiters.wait(key, Math.min(RECHECK_MS, deadline - Date.now()));
       }
     },
     async ping() {
       await commands.ping();
     },
     close() {
-      for (const list of waiters.values()) for (const wake of list) wake();
-      waiters.clear();
+      waiters.wakeAll();
       return Promise.resolve();
     },
   };
