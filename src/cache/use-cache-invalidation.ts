@@ -6,11 +6,10 @@
  * racing the mutation cannot keep stale data, because a drop also changes the group's
  * generation and the racing read's write is then skipped.
  */
-import { getVariableValues, OperationTypeNode, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getVariableValues, OperationTypeNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../plugins/context';
-import { rootFields, selectedOperation } from '../plugins/root-fields';
 import type { GatewayRuntime } from '../runtime';
 import { identityScope } from './scope';
 import { cacheKeys, type GroupSelection } from './store';
@@ -73,12 +72,11 @@ export function useCacheInvalidation({ runtime }: CacheInvalidationOptions): Plu
   const { store } = runtime.caches;
   return {
     async onExecute({ args }) {
-      const document = args.document as DocumentNode;
-      const operation = selectedOperation(document, args.operationName as string | null | undefined);
-      if (operation?.operation !== OperationTypeNode.MUTATION) return;
-      const fields = rootFields(document, operation);
-      if (fields.every((field) => HARMLESS.has(field.name.value))) return;
       const context = args.contextValue;
+      const executed = context.state.executed;
+      if (executed?.operation.operation !== OperationTypeNode.MUTATION) return;
+      const { operation, fields } = executed;
+      if (fields.every((field) => HARMLESS.has(field.name.value))) return;
       const pdfs = touchedPdfs(args.schema as GraphQLSchema, operation, fields, args.variableValues as Record<string, unknown> | undefined);
       const scopeNow = () => {
         const current = context.identity?.session;

@@ -13,7 +13,6 @@ import { useResponseCache, type Cache } from '@envelop/response-cache';
 import { OperationTypeNode, visit, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../plugins/context';
-import { rootFieldNames, selectedOperation } from '../plugins/root-fields';
 import type { GatewayRuntime } from '../runtime';
 import { identityScope } from './scope';
 import { cacheKeys, UNKNOWN_GENERATION } from './store';
@@ -124,11 +123,10 @@ export function useReadCache({ runtime }: ReadCacheOptions): Plugin<ReadCacheCon
       const context = args.contextValue;
       const session = context.identity?.session;
       if (!session) return;
-      const document = args.document as DocumentNode;
-      const operation = selectedOperation(document, args.operationName as string | null | undefined);
-      if (operation?.operation !== OperationTypeNode.QUERY) return;
-      const fields = rootFieldNames(document, operation).filter((field) => field !== '__typename');
-      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdfOnce(document)) return;
+      const executed = context.state.executed;
+      if (executed?.operation.operation !== OperationTypeNode.QUERY) return;
+      const fields = [...new Set(executed.fields.map((field) => field.name.value))].filter((field) => field !== '__typename');
+      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdfOnce(args.document as DocumentNode)) return;
       // Past the upstream credential's own expiry the upstream would refuse the read: so must we.
       const expiry = session.credential.expiry;
       if (expiry !== undefined && expiry * 1000 <= runtime.clock()) return;

@@ -1,4 +1,5 @@
 /** The GraphQL context the gateway's plugins and resolvers share, and the per-request state. */
+import type { FieldNode, OperationDefinitionNode } from 'graphql';
 import type { Environment } from '../config';
 import type { GatewayError } from '../errors';
 import type { UpstreamTarget } from '../credentials/types';
@@ -21,6 +22,8 @@ export interface RequestState {
   readonly setCookies: string[];
   /** Root fields of the executed operation, for logs. */
   operation?: string;
+  /** The executed operation and its root fields, found once (useSessionAuth) for every plugin after it. */
+  executed?: { readonly operation: OperationDefinitionNode; readonly fields: readonly FieldNode[] };
   /** At least one upstream call got an HTTP answer. */
   upstreamAnswered: boolean;
   /** The last upstream failure the broker raised (Mesh may lose it on the way to the result). */

@@ -7,11 +7,6 @@ export function selectedOperation(document: DocumentNode, operationName?: string
   return operations.length === 1 ? operations[0] : undefined;
 }
 
-/** The root field names an operation selects, through fragments, without duplicates. */
-export function rootFieldNames(document: DocumentNode, operation: OperationDefinitionNode): string[] {
-  return [...new Set(rootFields(document, operation).map((field) => field.name.value))];
-}
-
 /** The root fields an operation selects, through fragments. */
 export function rootFields(document: DocumentNode, operation: OperationDefinitionNode): FieldNode[] {
   const fields: FieldNode[] = [];

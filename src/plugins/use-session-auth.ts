@@ -11,7 +11,7 @@ import type { GatewayRuntime } from '../runtime';
 import { clearSessionCookie, readSessionCookie } from '../session/cookie';
 import { checkCsrf } from '../session/csrf';
 import { attachState, stateOf, type GatewayContext, type RequestState } from './context';
-import { rootFieldNames, selectedOperation } from './root-fields';
+import { rootFields, selectedOperation } from './root-fields';
 
 /** Root fields an anonymous caller may use (the contract's list, and `__typename`). */
 const ANONYMOUS_FIELDS = ['confirmRegistration', 'login', 'session', '__typename'];
@@ -57,7 +57,9 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
       const document = args.document as DocumentNode;
       const operation = selectedOperation(document, args.operationName as string | null | undefined);
       if (!operation) return;
-      const fields = rootFieldNames(document, operation);
+      const nodes = rootFields(document, operation);
+      context.state.executed = { operation, fields: nodes };
+      const fields = [...new Set(nodes.map((field) => field.name.value))];
       context.state.operation = fields.join(',');
       const needsIdentity = fields.some((field) => !anonymousFields.has(field));
       const refuse = (error: GatewayError) => setResultAndStopExecution({ errors: [error] });
