@@ -9,6 +9,7 @@ import { countOperation, signedInUser, takeUpstreamRequests } from '../helpers/c
 import { useEmulator } from '../helpers/emulator';
 import { TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
 import { ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { timed } from '../helpers/timing';
 import { UPDATE_NEC } from '../helpers/statements';
 
 const sandbox = useEmulator('sandbox');
@@ -35,12 +36,6 @@ afterAll(async () => {
 const READ = '{ getStatements { statements { nodes { uploaderId recipientCity } } } }';
 const PDFS = '{ getStatements { statements { nodes { uploaderId pdf } } } }';
 const DEFINITIONS = '{ statementDefinitions { definitions { identifier } } }';
-
-async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = Date.now();
-  const value = await run();
-  return { value, ms: Date.now() - started };
-}
 
 async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${gateway.current.url}/metrics`)).text();

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
 import { Browser, TEST_CREDENTIAL_KEY, useGateway } from '../helpers/gateway';
 import { ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { timed } from '../helpers/timing';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
@@ -28,12 +29,6 @@ afterAll(async () => {
 });
 
 const GREETING = '{ secretGreeting { response } }';
-
-async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = Date.now();
-  const value = await run();
-  return { value, ms: Date.now() - started };
-}
 
 describe('when the session store is away', () => {
   it('answers SESSION_STORE_UNAVAILABLE within a second or two while Redis hangs, and the same session works once it answers again', async () => {
