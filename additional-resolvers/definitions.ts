@@ -5,7 +5,7 @@
 import { getNamedType, isObjectType, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import type { DefinitionsPayload } from '../src/cache/definitions-cache';
 import { findGatewayError, gatewayError } from '../src/errors';
-import type { GatewayContext } from '../src/plugins/context';
+import { trustedForCache, type GatewayContext } from '../src/plugins/context';
 
 interface DefinitionsSdk {
   readonly StatementFilingService: {
@@ -45,12 +45,14 @@ export const definitionsResolvers = {
   Query: {
     statementDefinitions(root: unknown, _args: unknown, context: ResolverContext, info: GraphQLResolveInfo) {
       const { gateway, upstream, state } = context;
-      return gateway.caches.definitions.get(upstream, async () => {
+      const fetchFull = async () => {
         const answer = await context.StatementFilingService.Query.statementDefinitions({ root, args: {}, context, selectionSet: selectionFor(info) });
         if (answer instanceof Error) throw findGatewayError(answer) ?? state.upstreamFailure ?? gatewayError('UPSTREAM_ERROR');
         if (!answer) throw state.upstreamFailure ?? gatewayError('UPSTREAM_ERROR');
         return answer;
-      });
+      };
+      // A drop-in credential the upstream has not accepted yet must reach the upstream.
+      return trustedForCache(context.identity) ? gateway.caches.definitions.get(upstream, fetchFull) : fetchFull();
     },
   },
 };

@@ -2,7 +2,7 @@
 import type { Environment } from '../src/config';
 import { credentialFromHeaders, type UpstreamCredential } from '../src/credentials/types';
 import { findGatewayError, gatewayError } from '../src/errors';
-import { environmentFromEnum, environmentToEnum, type GatewayContext } from '../src/plugins/context';
+import { environmentFromEnum, environmentToEnum, sessionOf, type GatewayContext } from '../src/plugins/context';
 import { clearSessionCookie, setSessionCookie } from '../src/session/cookie';
 import type { ActiveSession } from '../src/session/sessions';
 
@@ -74,8 +74,10 @@ async function signOutUpstream(context: GatewayContext, environment: Environment
 
 export const sessionResolvers = {
   Query: {
-    session: (_root: unknown, _args: unknown, context: GatewayContext) =>
-      context.identity ? sessionView(context.identity.session) : null,
+    session(_root: unknown, _args: unknown, context: GatewayContext) {
+      const session = sessionOf(context.identity);
+      return session ? sessionView(session) : null;
+    },
   },
   Mutation: {
     async login(_root: unknown, args: { email: string; password: string; environment?: string | null }, context: ResolverContext) {
@@ -88,7 +90,7 @@ export const sessionResolvers = {
       }
 
       // A login that arrives with a session ends that session (a new id at every login).
-      const previous = context.identity?.session;
+      const previous = sessionOf(context.identity);
       if (previous) {
         context.identity = undefined;
         await sessionStoreCall(context, () => gateway.sessions.end(previous));
@@ -134,8 +136,8 @@ export const sessionResolvers = {
 
     async logout(_root: unknown, _args: unknown, context: GatewayContext) {
       const { gateway, state } = context;
-      const session = context.identity?.session;
-      if (!session) throw gatewayError('UNAUTHENTICATED');
+      const session = sessionOf(context.identity);
+      if (!session) throw gatewayError('UNAUTHENTICATED', 'There is no browser session to end.');
       await sessionStoreCall(context, () => gateway.sessions.end(session));
       context.identity = undefined;
       state.setCookies.push(clearSessionCookie(gateway.config.cookieSecure));

@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Caches } from './cache';
 import type { Environment, GatewayConfig } from './config';
+import type { ServiceAccounts } from './credentials';
 import type { UpstreamTarget } from './credentials/types';
+import type { VerifiedCredentials } from './front/verified-credentials';
+import type { RateLimitStore } from './protection/rate-limiter';
 import type { LogEvents } from './observability/log-events';
 import type { GatewayMetrics } from './observability/metrics';
 import type { StoreHealth } from './observability/store-health';
@@ -24,6 +27,11 @@ export interface GatewayRuntime {
   readonly upstreamFetch: UpstreamFetch;
   readonly metrics: GatewayMetrics;
   readonly caches: Caches;
+  readonly serviceAccounts: ServiceAccounts;
+  /** Request-rate limits, shared by replicas through the session store's Redis (failing open). */
+  readonly rateLimits: RateLimitStore;
+  /** The drop-in front's record of credentials the upstream accepted. */
+  readonly front: { readonly verified: VerifiedCredentials };
   /** The Redis of sessions and credentials, when configured. */
   readonly redis?: Redis;
   readonly clock: () => number;

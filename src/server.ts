@@ -13,7 +13,10 @@ import { createYoga, useSchema } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
 import type { Redis } from 'ioredis';
 import { ENVIRONMENTS, type Environment, type GatewayConfig } from './config';
+import { createServiceAccounts } from './credentials';
 import { createCredentialCipher } from './credentials/cipher';
+import { createVerifiedCredentials } from './front/verified-credentials';
+import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit } from './protection/rate-limiter';
 import { startEmbeddedUpstreams, type EmbeddedUpstreams } from './embedded-upstreams';
 import { createLogEvents } from './observability/log-events';
 import { createLogger } from './observability/logger';
@@ -75,9 +78,10 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   } else {
     store = createMemorySessionStore();
   }
+  const cipher = createCredentialCipher(config.credentialKey ?? randomBytes(32));
   const sessions = new Sessions({
     store,
-    cipher: createCredentialCipher(config.credentialKey ?? randomBytes(32)),
+    cipher,
     idleMs: config.sessionIdleMs,
     absoluteMs: config.sessionAbsoluteMs,
     clock,
@@ -100,9 +104,22 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   }
   const caches = createCaches({ config, store: cacheStore, health: cacheHealth, metrics, log, clock });
 
+  const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log });
+  const serviceAccounts = createServiceAccounts({
+    config, cipher, upstreams, upstreamFetch, log, metrics, clock,
+    locks: caches.store,
+    storeHealth: sessionStoreHealth,
+    ...(redis ? { redis } : {}),
+  });
+  const rateLimits = failOpenRateLimit(
+    redis ? createRedisRateLimitStore(redis, clock) : createMemoryRateLimitStore(clock),
+    (error) => sessionStoreHealth.failed(error),
+    () => sessionStoreHealth.ok(),
+  );
+
   const runtime: GatewayRuntime = {
-    config, log, sessions, sessionStoreHealth, upstreams, clock, metrics, caches,
-    upstreamFetch: createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log }),
+    config, log, sessions, sessionStoreHealth, upstreams, clock, metrics, caches, upstreamFetch, serviceAccounts, rateLimits,
+    front: { verified: createVerifiedCredentials(redis) },
     ...(redis ? { redis } : {}),
   };
   installRuntime(runtime);
@@ -146,7 +163,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
-  log.gatewayStarted({ url, sessionStore: store.kind, cacheStore: cacheStore.kind, upstreams: { sandbox: upstreams.sandbox.baseUrl, production: upstreams.production.baseUrl }, embedded: Boolean(embedded) });
+  log.gatewayStarted({ url, sessionStore: store.kind, cacheStore: cacheStore.kind, serviceAccounts: serviceAccounts.count, upstreams: { sandbox: upstreams.sandbox.baseUrl, production: upstreams.production.baseUrl }, embedded: Boolean(embedded) });
 
   let closing: Promise<void> | undefined;
   const close = () =>

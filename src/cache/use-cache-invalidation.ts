@@ -9,7 +9,7 @@
 import { getVariableValues, OperationTypeNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Plugin } from 'graphql-yoga';
-import type { GatewayContext } from '../plugins/context';
+import { credentialOf, type GatewayContext } from '../plugins/context';
 import type { GatewayRuntime } from '../runtime';
 import { identityScope } from './scope';
 import { cacheKeys, type GroupSelection } from './store';
@@ -79,8 +79,8 @@ export function useCacheInvalidation({ runtime }: CacheInvalidationOptions): Plu
       if (fields.every((field) => HARMLESS.has(field.name.value))) return;
       const pdfs = touchedPdfs(args.schema as GraphQLSchema, operation, fields, args.variableValues as Record<string, unknown> | undefined);
       const scopeNow = () => {
-        const current = context.identity?.session;
-        return current ? identityScope(context.upstream.cacheNamespace, current.uid) : undefined;
+        const current = context.identity;
+        return current ? identityScope(context.upstream.cacheNamespace, credentialOf(current).uid) : undefined;
       };
       const invalidate = async (scope: string) => {
         await Promise.all([

@@ -7,7 +7,7 @@
  */
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
 import { GatewayError, gatewayError } from '../errors';
-import { isGatewayContext, type GatewayContext } from '../plugins/context';
+import { credentialOf, isGatewayContext, type GatewayContext } from '../plugins/context';
 import type { GatewayRuntime } from '../runtime';
 import { fillPdfs, markedStatements, pdfFetchDocument, type PdfRewrite } from './pdf-documents';
 import { identityScope } from './scope';
@@ -77,7 +77,7 @@ export function usePdfCache({ runtime }: PdfCacheOptions): MeshPlugin<GatewayCon
       if (typeof request.query !== 'string') return;
       const rewrite = caches.pdfRewriter.rewrite(request.query);
       if (!rewrite) return;
-      const scope = identityScope(context.upstream.cacheNamespace, context.identity.session.uid);
+      const scope = identityScope(context.upstream.cacheNamespace, credentialOf(context.identity).uid);
       const group = cacheKeys.pdfs(scope);
 
       const withPdfs: MeshFetch = async (url, init = {}, ...rest) => {

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { useResponseCache, type Cache } from '@envelop/response-cache';
 import { OperationTypeNode, visit, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { GatewayContext } from '../plugins/context';
+import { credentialOf, trustedForCache, type GatewayContext } from '../plugins/context';
 import type { GatewayRuntime } from '../runtime';
 import { identityScope } from './scope';
 import { cacheKeys, UNKNOWN_GENERATION } from './store';
@@ -113,7 +113,7 @@ export function useReadCache({ runtime }: ReadCacheOptions): Plugin<ReadCacheCon
           shouldCacheResult: ({ result }) => cleanResult(result),
           // Never kept past the upstream credential's expiry (the upstream re-checks after it).
           onTtl: ({ ttl, context }) => {
-            const expiry = context.identity?.session.credential.expiry;
+            const expiry = context.identity ? credentialOf(context.identity).expiry : undefined;
             return expiry === undefined ? ttl : Math.max(0, Math.min(ttl, expiry * 1000 - runtime.clock()));
           },
         }) as Plugin<ReadCacheContext>,
@@ -121,16 +121,18 @@ export function useReadCache({ runtime }: ReadCacheOptions): Plugin<ReadCacheCon
     },
     onExecute({ args, extendContext }) {
       const context = args.contextValue;
-      const session = context.identity?.session;
-      if (!session) return;
+      const identity = context.identity;
+      // A drop-in credential the upstream has not accepted yet must reach the upstream.
+      if (!identity || !trustedForCache(identity)) return;
+      const credential = credentialOf(identity);
       const executed = context.state.executed;
       if (executed?.operation.operation !== OperationTypeNode.QUERY) return;
       const fields = [...new Set(executed.fields.map((field) => field.name.value))].filter((field) => field !== '__typename');
       if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdfOnce(args.document as DocumentNode)) return;
       // Past the upstream credential's own expiry the upstream would refuse the read: so must we.
-      const expiry = session.credential.expiry;
+      const expiry = credential.expiry;
       if (expiry !== undefined && expiry * 1000 <= runtime.clock()) return;
-      extendContext({ readCache: { scope: identityScope(args.contextValue.upstream.cacheNamespace, session.uid), operation: fields.length === 1 ? (fields[0] ?? 'unknown') : 'multiple' } });
+      extendContext({ readCache: { scope: identityScope(args.contextValue.upstream.cacheNamespace, credential.uid), operation: fields.length === 1 ? (fields[0] ?? 'unknown') : 'multiple' } });
     },
   };
 }

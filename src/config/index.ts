@@ -4,6 +4,9 @@
  */
 import { z } from 'zod';
 import { parseDuration } from './duration';
+import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
+
+export type { ServiceAccountConfig } from './service-accounts';
 
 const url = (protocols: readonly string[], example: string) =>
   z
@@ -123,13 +126,6 @@ const schema = z
         message: 'set both upstream URLs, or neither (the built-in emulator then serves both)',
       });
     }
-    if (env.SERVICE_ACCOUNTS_FILE) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['SERVICE_ACCOUNTS_FILE'],
-        message: 'service accounts are not supported by this version of the gateway yet; unset it',
-      });
-    }
     if (env.REDIS_URL && !env.CREDENTIAL_KEY) {
       ctx.addIssue({
         code: 'custom',
@@ -150,6 +146,8 @@ export interface GatewayConfig {
   readonly redisUrl?: string;
   readonly cacheRedisUrl?: string;
   readonly serviceAccountsFile?: string;
+  /** From SERVICE_ACCOUNTS_FILE (empty without it). */
+  readonly serviceAccounts: readonly ServiceAccountConfig[];
   /** Browser origins allowed to call with a cookie, besides the gateway's own. */
   readonly allowedOrigins: readonly string[];
   /** Secure + `__Host-` cookie. Default true, except on the built-in emulator (plain http on loopback). */
@@ -192,6 +190,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  let serviceAccounts: ServiceAccountConfig[] = [];
+  if (e.SERVICE_ACCOUNTS_FILE) {
+    const loaded = loadServiceAccounts(e.SERVICE_ACCOUNTS_FILE, env);
+    if ('problems' in loaded) {
+      throw new ConfigError(`Invalid configuration:\n${loaded.problems.map((problem) => `  SERVICE_ACCOUNTS_FILE: ${problem}`).join('\n')}`);
+    }
+    serviceAccounts = loaded.accounts;
+  }
   const embedded = !e.UPSTREAM_SANDBOX_URL;
   const trim = (value: string | undefined) => value?.replace(/\/+$/, '');
   return {
@@ -201,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     redisUrl: e.REDIS_URL,
     cacheRedisUrl: e.CACHE_REDIS_URL ?? e.REDIS_URL,
     serviceAccountsFile: e.SERVICE_ACCOUNTS_FILE,
+    serviceAccounts,
     allowedOrigins: e.ALLOWED_ORIGINS,
     cookieSecure: e.COOKIE_SECURE ?? !embedded,
     sessionIdleMs: e.SESSION_IDLE_TIMEOUT,

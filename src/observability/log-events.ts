@@ -15,7 +15,7 @@ function describe(error: unknown): { name: string; message: string } {
 export function createLogEvents(logger: Logger) {
   return {
     logger,
-    gatewayStarted(fields: { url: string; sessionStore: string; cacheStore: string; upstreams: Record<Environment, string>; embedded: boolean }) {
+    gatewayStarted(fields: { url: string; sessionStore: string; cacheStore: string; serviceAccounts: number; upstreams: Record<Environment, string>; embedded: boolean }) {
       logger.info({ event: 'gateway.started', ...fields }, 'gateway started');
     },
     gatewayStopping(signal: string) {
@@ -35,6 +35,18 @@ export function createLogEvents(logger: Logger) {
     },
     credentialRotated(fields: { environment: Environment; kept: boolean }) {
       logger.debug({ event: 'credential.rotated', ...fields }, 'upstream rotated the access token');
+    },
+    accountSignedIn(fields: { account: string; environment: Environment; reason: 'missing' | 'expired' | 'refused' }) {
+      logger.info({ event: 'service-account.signed-in', ...fields }, 'service account signed in upstream');
+    },
+    accountSignInFailed(fields: { account: string; environment: Environment; code: string; failures: number; retryInMs: number }) {
+      logger.warn({ event: 'service-account.sign-in-failed', ...fields }, 'service account sign-in failed; backing off');
+    },
+    apiKeyRejected() {
+      logger.info({ event: 'service-account.key-rejected' }, 'unknown API key');
+    },
+    rateLimited(fields: { limit: string }) {
+      logger.info({ event: 'request.rate-limited', ...fields }, 'over a rate limit');
     },
     csrfRefused(fields: { reason: string }) {
       logger.info({ event: 'request.csrf-refused', ...fields }, 'CSRF check failed');

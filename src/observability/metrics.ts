@@ -15,6 +15,12 @@ export interface GatewayMetrics {
   readCacheLookup(operation: string, result: 'hit' | 'miss'): void;
   /** A cache store command that failed (the request went on uncached). */
   cacheStoreError(operation: string): void;
+  /** The contract's `statement_gateway_rate_limited_total{limit}`. */
+  rateLimited(limit: string): void;
+  /** A service account's upstream sign-in, by outcome (ok, refused, failed). */
+  accountSignIn(account: string, outcome: 'ok' | 'refused' | 'failed'): void;
+  /** A request with an API key that names no service account. */
+  apiKeyRejected(): void;
 }
 
 export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
@@ -38,6 +44,23 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     labelNames: ['operation'] as const,
     registers: [registry],
   });
+  const rateLimited = new Counter({
+    name: 'statement_gateway_rate_limited_total',
+    help: 'Requests refused with RATE_LIMITED, by limit.',
+    labelNames: ['limit'] as const,
+    registers: [registry],
+  });
+  const accountSignIns = new Counter({
+    name: 'statement_gateway_service_account_sign_ins_total',
+    help: 'Upstream sign-ins the gateway made for service accounts, by account and outcome (ok, refused, failed).',
+    labelNames: ['account', 'outcome'] as const,
+    registers: [registry],
+  });
+  const keyRejections = new Counter({
+    name: 'statement_gateway_api_key_rejections_total',
+    help: 'Requests whose API key names no service account (UNAUTHENTICATED).',
+    registers: [registry],
+  });
   // Zero series from the start, so rates and dashboards have every combination.
   for (const cache of ['definitions', 'statements', 'pdf'] as const) {
     for (const result of ['hit', 'miss', 'stale'] as const) lookups.labels(cache, result);
@@ -47,5 +70,8 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     cacheLookup: (cache, result, count = 1) => lookups.labels(cache, result).inc(count),
     readCacheLookup: (operation, result) => readLookups.labels(operation, result).inc(),
     cacheStoreError: (operation) => storeErrors.labels(operation).inc(),
+    rateLimited: (limit) => rateLimited.labels(limit).inc(),
+    accountSignIn: (account, outcome) => accountSignIns.labels(account, outcome).inc(),
+    apiKeyRejected: () => keyRejections.inc(),
   };
 }

@@ -2,16 +2,70 @@
 import type { FieldNode, OperationDefinitionNode } from 'graphql';
 import type { Environment } from '../config';
 import type { GatewayError } from '../errors';
-import type { UpstreamTarget } from '../credentials/types';
+import type { CredentialLease, ServiceAccount } from '../credentials/service-accounts';
+import type { UpstreamCredential, UpstreamTarget } from '../credentials/types';
 import type { GatewayRuntime } from '../runtime';
 import type { ActiveSession } from '../session/sessions';
 
+/** A browser: the cookie's session. */
 export interface SessionIdentity {
   readonly kind: 'session';
   session: ActiveSession;
 }
 
-export type RequestIdentity = SessionIdentity;
+/** An internal service: an API key's account, with the shared credential this request uses. */
+export interface ServiceAccountIdentity {
+  readonly kind: 'service-account';
+  readonly account: ServiceAccount;
+  lease: CredentialLease;
+  /** The one re-sign-in after an upstream 401 was spent. */
+  renewed?: boolean;
+}
+
+/** An existing API client on the drop-in front: its own upstream credential, from its headers. */
+export interface DropInIdentity {
+  readonly kind: 'drop-in';
+  credential: UpstreamCredential;
+  /**
+   * The upstream accepted this credential recently (see front/verified-credentials): only then may
+   * a cache answer without the upstream, which alone can check a token.
+   */
+  readonly verified: boolean;
+}
+
+export type RequestIdentity = SessionIdentity | ServiceAccountIdentity | DropInIdentity;
+
+/** The upstream credential a request acts with. */
+export function credentialOf(identity: RequestIdentity): UpstreamCredential {
+  switch (identity.kind) {
+    case 'session':
+      return identity.session.credential;
+    case 'service-account':
+      return identity.lease.credential;
+    case 'drop-in':
+      return identity.credential;
+  }
+}
+
+/** The browser session of a request, if it acts as one. */
+export function sessionOf(identity: RequestIdentity | undefined): ActiveSession | undefined {
+  return identity?.kind === 'session' ? identity.session : undefined;
+}
+
+/** Whether caches may answer for this identity without asking the upstream. */
+export function trustedForCache(identity: RequestIdentity | undefined): boolean {
+  return identity !== undefined && (identity.kind !== 'drop-in' || identity.verified);
+}
+
+/** What the drop-in front needs to answer as the upstream would. */
+export interface DropInState {
+  /** The upstream refused the client's credential: its answer, passed on as it was. */
+  refusal?: { readonly status: number; readonly headers: Record<string, string>; readonly body: string };
+  /** The client's credential (with the `expiry` remembered for it), echoed when no upstream call answered. */
+  presented?: UpstreamCredential;
+  /** Credential headers of the upstream's last answer (blank batch-window values included). */
+  credentialHeaders?: Record<string, string>;
+}
 
 /** Lives from `onRequest` to `onResponse`, keyed by the Request (Yoga's response hooks see no context). */
 export interface RequestState {
@@ -26,6 +80,8 @@ export interface RequestState {
   executed?: { readonly operation: OperationDefinitionNode; readonly fields: readonly FieldNode[] };
   /** At least one upstream call got an HTTP answer. */
   upstreamAnswered: boolean;
+  /** Set on the drop-in front's `/v2/graphql`. */
+  dropIn?: DropInState;
   /** The last upstream failure the broker raised (Mesh may lose it on the way to the result). */
   upstreamFailure?: GatewayError;
 }

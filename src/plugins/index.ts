@@ -5,6 +5,7 @@ import type { MeshPlugin } from '@graphql-mesh/types';
 import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { usePdfCache } from '../cache/use-pdf-cache';
 import { useReadCache } from '../cache/use-read-cache';
+import { FRONT_GRAPHQL_PATH, useDropInFront } from '../front/use-drop-in-front';
 import { useHealth } from '../observability/use-health';
 import { useMetricsEndpoint } from '../observability/use-metrics';
 import type { GatewayRuntime } from '../runtime';
@@ -20,8 +21,11 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // HTTP routes answered before any GraphQL work: liveness, readiness and metrics.
     useHealth({ runtime }) as MeshPlugin<GatewayContext>,
     useMetricsEndpoint({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
-    // Every other path but /graphql is 404; POST bodies must be JSON (415 otherwise).
-    useRoutes() as MeshPlugin<GatewayContext>,
+    // The drop-in front (/v2/...): sign-in, sign-out and credential-less GraphQL passed through;
+    // its GraphQL answers get the upstream's credential headers (or refusal) on the way out.
+    useDropInFront({ runtime }) as MeshPlugin<GatewayContext>,
+    // Every other path but /graphql and /v2/graphql is 404; POST bodies must be JSON (415 otherwise).
+    useRoutes({ graphqlPaths: ['/graphql', FRONT_GRAPHQL_PATH] }) as MeshPlugin<GatewayContext>,
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules() as MeshPlugin<GatewayContext>,
     // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;

@@ -1,15 +1,17 @@
 /**
  * Credential brokering on every upstream call Mesh makes. The call gets the three devise headers
- * of the caller's session and nothing of the browser's request (no cookie, no X-CSRF). A rotated
- * `access-token` in the answer is kept (compare-and-set, so an older token never overwrites a
- * newer one when answers race). An upstream 401 on a session call ends the session.
+ * of the caller's identity (browser session, service account, or the drop-in client's own) and
+ * nothing of the client's request (no cookie, no X-CSRF, no API key). A rotated `access-token` in
+ * the answer is kept. An upstream 401 ends a browser session; for a service account it triggers
+ * one re-sign-in and one retry; on the drop-in front the client gets the upstream's answer.
  */
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
 import { credentialFromHeaders } from '../credentials/types';
-import { GatewayError, gatewayError } from '../errors';
+import { findGatewayError, GatewayError, gatewayError } from '../errors';
+import { credentialHeadersOf } from '../front/use-drop-in-front';
 import type { GatewayRuntime } from '../runtime';
 import { clearSessionCookie } from '../session/cookie';
-import { isGatewayContext, type GatewayContext } from './context';
+import { credentialOf, isGatewayContext, type GatewayContext, type RequestIdentity, type SessionIdentity } from './context';
 
 export interface CredentialBrokerOptions {
   readonly runtime: GatewayRuntime;
@@ -18,8 +20,78 @@ export interface CredentialBrokerOptions {
 /** Only these request headers of Mesh's own leave for the upstream. */
 const FORWARDED_HEADERS = new Set(['accept', 'content-type']);
 
+/** An upstream 401 on a browser session's call: the session is over (unless a newer credential won). */
+async function refuseSession(context: GatewayContext, identity: SessionIdentity, response: Response): Promise<never> {
+  const { sessions, config, log } = context.gateway;
+  await response.body?.cancel().catch(() => undefined);
+  // The upstream no longer accepts this credential: the session is over, unless a racing
+  // answer stored a newer credential meanwhile (then only this request fails).
+  const ended = await sessions.endIfCurrent(identity.session).catch((error: unknown) => {
+    context.gateway.sessionStoreHealth.failed(error);
+    return true;
+  });
+  if (ended) {
+    context.state.setCookies.push(clearSessionCookie(config.cookieSecure));
+    log.sessionRejected({ reason: 'upstream-refused' });
+  }
+  throw (context.state.upstreamFailure = gatewayError('UNAUTHENTICATED'));
+}
+
+/** An upstream 401 on the drop-in front: the client gets the upstream's own answer (useDropInFront). */
+async function refuseDropIn(context: GatewayContext, response: Response): Promise<never> {
+  const body = await response.text().catch(() => '');
+  const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  const type = response.headers.get('content-type');
+  if (type) headers['content-type'] = type;
+  if (context.state.dropIn) context.state.dropIn.refusal = { status: 401, headers, body };
+  throw (context.state.upstreamFailure = gatewayError('UNAUTHENTICATED'));
+}
+
+/**
+ * Keeps what an answer says about the credential: a rotated token (compare-and-set for shared
+ * credentials, so an older token never overwrites a newer one when answers race), and on the
+ * drop-in front the headers to hand back and the fact that the upstream accepted the credential.
+ */
+async function keepRotated(context: GatewayContext, identity: RequestIdentity, response: Response): Promise<void> {
+  const { gateway } = context;
+  const rotated = credentialFromHeaders((name) => response.headers.get(name));
+  const current = credentialOf(identity);
+  const changed = rotated !== undefined && rotated.accessToken !== current.accessToken;
+  switch (identity.kind) {
+    case 'session': {
+      if (!changed) return;
+      const before = identity.session;
+      const kept = await gateway.sessions.rotate(before, rotated).catch((error: unknown) => {
+        gateway.sessionStoreHealth.failed(error);
+        return undefined;
+      });
+      gateway.log.credentialRotated({ environment: before.environment, kept: kept !== undefined });
+      // Later upstream calls of this request use the newer token.
+      if (kept) identity.session = { ...before, credential: rotated, sealed: kept };
+      return;
+    }
+    case 'service-account': {
+      if (!changed) return;
+      const kept = await gateway.serviceAccounts.credentials.rotated(identity.account, identity.lease, rotated);
+      gateway.log.credentialRotated({ environment: identity.account.environment, kept: kept !== undefined });
+      if (kept) identity.lease = kept;
+      return;
+    }
+    case 'drop-in': {
+      const dropIn = context.state.dropIn;
+      const answered = credentialHeadersOf(response.headers);
+      // A blank (batch-window) answer never replaces a real token another call of this request got.
+      if (dropIn && answered && (answered['access-token']?.trim() || !dropIn.credentialHeaders)) dropIn.credentialHeaders = answered;
+      if (!response.ok) return;
+      if (changed) identity.credential = rotated;
+      await gateway.front.verified.remember(changed ? rotated : { ...current, ...(rotated?.expiry ? { expiry: rotated.expiry } : {}) }, gateway.clock());
+      return;
+    }
+  }
+}
+
 export function useCredentialBroker({ runtime }: CredentialBrokerOptions): MeshPlugin<GatewayContext> {
-  const { sessions, log, config } = runtime;
+  const { serviceAccounts } = runtime;
   return {
     onFetch({ context, info, setFetchFn }) {
       if (!isGatewayContext(context)) return;
@@ -32,49 +104,53 @@ export function useCredentialBroker({ runtime }: CredentialBrokerOptions): MeshP
           if (FORWARDED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
         }
         const identity = context.identity;
-        if (identity) {
-          const { credential } = identity.session;
-          headers['access-token'] = credential.accessToken;
-          headers.client = credential.client;
-          headers.uid = credential.uid;
-          headers['token-type'] = 'Bearer';
-        }
-        let response: Response;
-        try {
-          response = await runtime.upstreamFetch(url, { ...init, headers }, { environment: context.upstream.environment, operation });
-        } catch (error) {
-          if (error instanceof GatewayError) context.state.upstreamFailure = error;
-          throw error;
-        }
-        context.state.upstreamAnswered = true;
+        const call = async (): Promise<Response> => {
+          if (identity) {
+            const credential = credentialOf(identity);
+            headers['access-token'] = credential.accessToken;
+            headers.client = credential.client;
+            headers.uid = credential.uid;
+            headers['token-type'] = 'Bearer';
+          }
+          try {
+            const answer = await runtime.upstreamFetch(url, { ...init, headers }, { environment: context.upstream.environment, operation });
+            context.state.upstreamAnswered = true;
+            return answer;
+          } catch (error) {
+            if (error instanceof GatewayError) context.state.upstreamFailure = error;
+            throw error;
+          }
+        };
+        let response = await call();
         if (!identity) return response;
 
         if (response.status === 401) {
-          await response.body?.cancel().catch(() => undefined);
-          // The upstream no longer accepts this credential: the session is over, unless a racing
-          // answer stored a newer credential meanwhile (then only this request fails).
-          const ended = await sessions.endIfCurrent(identity.session).catch((error: unknown) => {
-            runtime.sessionStoreHealth.failed(error);
-            return true;
-          });
-          if (ended) {
-            context.state.setCookies.push(clearSessionCookie(config.cookieSecure));
-            log.sessionRejected({ reason: 'upstream-refused' });
+          switch (identity.kind) {
+            case 'session':
+              await refuseSession(context, identity, response);
+              break;
+            case 'drop-in':
+              await refuseDropIn(context, response);
+              break;
+            case 'service-account':
+              // One re-sign-in and one retry per request, never a loop.
+              await response.body?.cancel().catch(() => undefined);
+              if (!identity.renewed) {
+                identity.renewed = true;
+                try {
+                  identity.lease = await serviceAccounts.credentials.renew(identity.account, identity.lease);
+                } catch (error) {
+                  throw (context.state.upstreamFailure = findGatewayError(error) ?? gatewayError('UNAUTHENTICATED'));
+                }
+                response = await call();
+              }
+              if (response.status === 401) {
+                await response.body?.cancel().catch(() => undefined);
+                throw (context.state.upstreamFailure = gatewayError('UNAUTHENTICATED', 'The upstream refused the service account\'s credential.'));
+              }
           }
-          throw (context.state.upstreamFailure = gatewayError('UNAUTHENTICATED'));
         }
-
-        const rotated = credentialFromHeaders((name) => response.headers.get(name));
-        if (rotated && rotated.accessToken !== identity.session.credential.accessToken) {
-          const before = identity.session;
-          const kept = await sessions.rotate(before, rotated).catch((error: unknown) => {
-            runtime.sessionStoreHealth.failed(error);
-            return undefined;
-          });
-          log.credentialRotated({ environment: before.environment, kept: kept !== undefined });
-          // Later upstream calls of this request use the newer token.
-          if (kept) identity.session = { ...before, credential: rotated, sealed: kept };
-        }
+        await keepRotated(context, identity, response);
         return response;
       };
       setFetchFn(brokered);

@@ -8,7 +8,8 @@ import type { ErrorCode } from '../errors';
 import { jsonResponse } from '../http/json-response';
 
 export interface RoutesOptions {
-  readonly graphqlPath?: string;
+  /** The first is the gateway's own endpoint, named in the 404 message. */
+  readonly graphqlPaths?: readonly string[];
 }
 
 /** GraphQL over POST: JSON only (form and multipart bodies are what cross-site forms send). */
@@ -18,11 +19,12 @@ function jsonError(status: number, code: ErrorCode, message: string, headers: Re
   return jsonResponse(status, { errors: [{ message, extensions: { code } }] }, headers);
 }
 
-export function useRoutes({ graphqlPath = '/graphql' }: RoutesOptions = {}): Plugin {
+export function useRoutes({ graphqlPaths = ['/graphql'] }: RoutesOptions = {}): Plugin {
+  const graphqlPath = graphqlPaths[0] ?? '/graphql';
   return {
     onRequest(payload) {
       const { request, url } = payload;
-      if (url.pathname !== graphqlPath) {
+      if (!graphqlPaths.includes(url.pathname)) {
         payload.endResponse(jsonError(404, 'BAD_REQUEST', `Not found. GraphQL is served on ${graphqlPath}.`));
         return;
       }

@@ -6,11 +6,23 @@
  */
 import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError, type GatewayError } from '../errors';
+import { bearerKey } from '../credentials/service-accounts';
+import { credentialFromHeaders } from '../credentials/types';
+import { findGatewayError, gatewayError, GatewayError } from '../errors';
+import { credentialDigest } from '../front/verified-credentials';
+import { FRONT_GRAPHQL_PATH, frontTarget } from '../front/use-drop-in-front';
 import type { GatewayRuntime } from '../runtime';
 import { clearSessionCookie, readSessionCookie } from '../session/cookie';
 import { checkCsrf } from '../session/csrf';
-import { attachState, stateOf, type GatewayContext, type RequestState } from './context';
+import {
+  attachState,
+  stateOf,
+  type DropInIdentity,
+  type DropInState,
+  type GatewayContext,
+  type RequestState,
+  type ServiceAccountIdentity,
+} from './context';
 import { rootFields, selectedOperation } from './root-fields';
 
 /** Root fields an anonymous caller may use (the contract's list, and `__typename`). */
@@ -22,20 +34,58 @@ export interface SessionAuthOptions {
   readonly runtime: GatewayRuntime;
 }
 
+/** Gateway-only root fields: not part of the upstream API the drop-in front imitates. */
+const GATEWAY_FIELDS = new Set(['login', 'logout', 'session']);
+const RATE_WINDOW_MS = 60_000;
+
 function newState(request: Request, runtime: GatewayRuntime): RequestState {
+  // The drop-in front acts with the client's own credential: a cookie there means nothing.
+  const dropIn = new URL(request.url).pathname === FRONT_GRAPHQL_PATH;
   return {
     startedAt: runtime.clock(),
-    cookieId: readSessionCookie(request.headers.get('cookie'), runtime.config.cookieSecure),
+    cookieId: dropIn ? undefined : readSessionCookie(request.headers.get('cookie'), runtime.config.cookieSecure),
     setCookies: [],
     upstreamAnswered: false,
+    ...(dropIn ? { dropIn: {} } : {}),
   };
 }
 
 export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayContext> {
-  const { config, sessions, log } = runtime;
+  const { config, sessions, log, metrics, serviceAccounts } = runtime;
   const anonymousFields = new Set([...ANONYMOUS_FIELDS, ...(config.production ? [] : DEVELOPMENT_ANONYMOUS_FIELDS)]);
-  const anonymousTarget = (request: Request) =>
-    request.headers.get('x-upstream-environment')?.trim().toLowerCase() === 'production' ? runtime.upstreams.production : runtime.upstreams.sandbox;
+  const anonymousTarget = (request: Request) => frontTarget(runtime, request);
+
+  /** `Authorization: Bearer <api key>`: the account's shared credential, within its rate limit. */
+  const serviceAccountIdentity = async (header: string): Promise<ServiceAccountIdentity | GatewayError> => {
+    const key = bearerKey(header);
+    const account = key === undefined ? undefined : serviceAccounts.verify(key);
+    if (!account) {
+      log.apiKeyRejected();
+      metrics.apiKeyRejected();
+      return gatewayError('UNAUTHENTICATED', 'Unknown API key.');
+    }
+    const decision = await runtime.rateLimits.hit(`account:${account.name}`, account.requestsPerMinute, RATE_WINDOW_MS);
+    if (!decision.allowed) {
+      log.rateLimited({ limit: 'service-account' });
+      metrics.rateLimited('service-account');
+      return gatewayError('RATE_LIMITED', undefined, { headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)) } });
+    }
+    try {
+      return { kind: 'service-account', account, lease: await serviceAccounts.credentials.lease(account) };
+    } catch (error) {
+      return findGatewayError(error) ?? gatewayError('UPSTREAM_UNAVAILABLE', undefined, { cause: error });
+    }
+  };
+
+  /** The drop-in front: the client's own credential, trusted by caches once the upstream accepted it. */
+  const dropInIdentity = async (request: Request, dropIn: DropInState): Promise<DropInIdentity | undefined> => {
+    const presented = credentialFromHeaders((name) => request.headers.get(name));
+    if (!presented) return undefined;
+    const expiry = await runtime.front.verified.check(presented);
+    const credential = expiry ? { ...presented, expiry: Number(expiry) } : presented;
+    dropIn.presented = credential;
+    return { kind: 'drop-in', credential, verified: expiry !== undefined };
+  };
 
   return {
     onRequest({ request }) {
@@ -63,6 +113,17 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
       context.state.operation = fields.join(',');
       const needsIdentity = fields.some((field) => !anonymousFields.has(field));
       const refuse = (error: GatewayError) => setResultAndStopExecution({ errors: [error] });
+
+      const dropIn = context.state.dropIn;
+      if (dropIn) {
+        const foreign = fields.find((field) => GATEWAY_FIELDS.has(field));
+        if (foreign) return refuse(gatewayError('GRAPHQL_VALIDATION_FAILED', `Field '${foreign}' doesn't exist on the upstream's API.`));
+        const identity = await dropInIdentity(context.request, dropIn);
+        // Without a credential in the headers the front passed the request through (useDropInFront).
+        if (!identity) return refuse(gatewayError('UNAUTHENTICATED'));
+        extendContext({ identity, identityKey: `front:${credentialDigest(identity.credential)}` });
+        return;
+      }
 
       const cookieId = context.state.cookieId;
       if (cookieId !== undefined || fields.includes('login')) {
@@ -92,9 +153,14 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
         }
         log.sessionRejected({ reason: result.status });
         context.state.setCookies.push(clearSessionCookie(config.cookieSecure));
-      } else if (needsIdentity && context.request.headers.get('authorization')) {
-        // Service-account API keys are not configured on this gateway: an unknown key.
-        return refuse(gatewayError('UNAUTHENTICATED', 'Unknown API key.'));
+      } else {
+        const authorization = context.request.headers.get('authorization');
+        if (authorization !== null) {
+          const identity = await serviceAccountIdentity(authorization);
+          if (identity instanceof GatewayError) return refuse(identity);
+          extendContext({ identity, identityKey: `account:${identity.account.name}`, upstream: runtime.upstreams[identity.account.environment] });
+          return;
+        }
       }
 
       if (needsIdentity) return refuse(gatewayError('UNAUTHENTICATED'));

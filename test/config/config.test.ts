@@ -1,4 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/config/duration';
 import { ConfigError, loadConfig } from '../../src/config/index';
@@ -49,8 +52,46 @@ describe('loadConfig', () => {
     expect(refusal({ UPSTREAM_SANDBOX_URL: 'https://user:secret@sandbox.example.com', UPSTREAM_PRODUCTION_URL: 'https://api.example.com' }).message).toContain('UPSTREAM_SANDBOX_URL');
   });
 
-  it('refuses SERVICE_ACCOUNTS_FILE until service accounts exist, rather than ignoring it', () => {
-    expect(refusal({ SERVICE_ACCOUNTS_FILE: '/etc/accounts.json' }).message).toContain('SERVICE_ACCOUNTS_FILE');
+  describe('SERVICE_ACCOUNTS_FILE', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sgw-accounts-'));
+    const hash = createHash('sha256').update('the-api-key').digest('hex');
+    const account = { name: 'billing-export', apiKeySha256: hash, email: 'billing@example.com', passwordEnv: 'BILLING_PASSWORD', environment: 'sandbox', requestsPerMinute: 600 };
+    const file = (name: string, content: unknown) => {
+      const target = join(dir, name);
+      writeFileSync(target, typeof content === 'string' ? content : JSON.stringify(content));
+      return target;
+    };
+
+    it('loads the accounts, keeping the key only as its digest and the password from the named variable', () => {
+      const config = loadConfig({ SERVICE_ACCOUNTS_FILE: file('ok.json', [account]), BILLING_PASSWORD: 'secret-password-123456' });
+      expect(config.serviceAccounts).toHaveLength(1);
+      expect(config.serviceAccounts[0]).toMatchObject({ name: 'billing-export', email: 'billing@example.com', password: 'secret-password-123456', environment: 'sandbox', requestsPerMinute: 600 });
+      expect(config.serviceAccounts[0]?.apiKeySha256.toString('hex')).toBe(hash);
+      expect(JSON.stringify(config.serviceAccounts)).not.toContain('the-api-key');
+    });
+
+    it.each([
+      ['a missing file', () => join(dir, 'absent.json'), 'cannot read'],
+      ['malformed JSON', () => file('bad.json', '[{'), 'not valid JSON'],
+      ['an object instead of a list', () => file('object.json', account), 'JSON array'],
+      ['a key that is not a SHA-256', () => file('key.json', [{ ...account, apiKeySha256: 'abc' }]), 'apiKeySha256'],
+      ['an unknown environment', () => file('env.json', [{ ...account, environment: 'staging' }]), 'environment'],
+      ['a zero rate', () => file('rate.json', [{ ...account, requestsPerMinute: 0 }]), 'requestsPerMinute'],
+      ['an unknown field', () => file('extra.json', [{ ...account, apiKey: 'plain' }]), 'apiKey'],
+      ['a duplicate name', () => file('dup.json', [account, { ...account, apiKeySha256: 'f'.repeat(64) }]), 'used twice'],
+      ['a duplicate key', () => file('dupkey.json', [account, { ...account, name: 'other' }]), 'same apiKeySha256'],
+    ])('stops the start on %s, naming the variable', (_case, path, fragment) => {
+      const message = refusal({ SERVICE_ACCOUNTS_FILE: path(), BILLING_PASSWORD: 'secret-password-123456' }).message;
+      expect(message).toContain('SERVICE_ACCOUNTS_FILE');
+      expect(message).toContain(fragment);
+      expect(message).not.toContain('secret-password-123456');
+    });
+
+    it('stops the start when the password variable is missing, naming it but no secret', () => {
+      const message = refusal({ SERVICE_ACCOUNTS_FILE: file('nopw.json', [account]) }).message;
+      expect(message).toContain('BILLING_PASSWORD');
+      expect(message).toContain('billing-export');
+    });
   });
 
   it('makes the cookie Secure when both upstream URLs are set', () => {

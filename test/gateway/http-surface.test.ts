@@ -23,8 +23,8 @@ async function signedIn(): Promise<Browser> {
 }
 
 describe('paths, methods and content types', () => {
-  it('answers 404 with a JSON error on any path but /graphql, including /v2/graphql', async () => {
-    for (const path of ['/v2/graphql', '/x/graphql', '/nothing']) {
+  it('answers 404 with a JSON error on any path but /graphql and the drop-in front', async () => {
+    for (const path of ['/v3/graphql', '/x/graphql', '/graphql/x', '/v2/auth/other', '/nothing']) {
       const answer = await raw(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
       expect(answer.status).toBe(404);
       expect(codes(answer.body)).toEqual(['BAD_REQUEST']);

@@ -1,0 +1,52 @@
+/** Non-browser identities: service accounts (API keys) and their shared upstream credentials. */
+import type { Redis } from 'ioredis';
+import type { CacheStore } from '../cache/store';
+import type { Environment, GatewayConfig } from '../config';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
+import type { StoreHealth } from '../observability/store-health';
+import type { UpstreamFetch } from '../upstream/fetch';
+import { signInUpstream } from '../upstream/sign-in';
+import { createMemoryAccountStore, createRedisAccountStore } from './account-store';
+import type { CredentialCipher } from './cipher';
+import { apiKeyVerifier, ServiceAccountCredentials, type ServiceAccount } from './service-accounts';
+import type { UpstreamTarget } from './types';
+
+export interface ServiceAccounts {
+  /** The account an API key names, or undefined (constant time in the key). */
+  readonly verify: (key: string) => ServiceAccount | undefined;
+  readonly credentials: ServiceAccountCredentials;
+  readonly count: number;
+}
+
+export interface ServiceAccountsOptions {
+  readonly config: GatewayConfig;
+  readonly redis?: Redis;
+  readonly locks: CacheStore;
+  readonly cipher: CredentialCipher;
+  readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
+  readonly upstreamFetch: UpstreamFetch;
+  readonly storeHealth: StoreHealth;
+  readonly log: LogEvents;
+  readonly metrics: GatewayMetrics;
+  readonly clock: () => number;
+}
+
+export function createServiceAccounts(options: ServiceAccountsOptions): ServiceAccounts {
+  const { config, upstreams, upstreamFetch } = options;
+  return {
+    verify: apiKeyVerifier(config.serviceAccounts),
+    count: config.serviceAccounts.length,
+    credentials: new ServiceAccountCredentials({
+      store: options.redis ? createRedisAccountStore(options.redis) : createMemoryAccountStore(options.clock),
+      locks: options.locks,
+      cipher: options.cipher,
+      signIn: (account) => signInUpstream(upstreamFetch, upstreams[account.environment], account.email, account.password),
+      storeHealth: options.storeHealth,
+      log: options.log,
+      metrics: options.metrics,
+      lockMs: config.upstreamTimeoutMs + 1_000,
+      clock: options.clock,
+    }),
+  };
+}

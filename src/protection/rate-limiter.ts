@@ -1,0 +1,110 @@
+/**
+ * Request-rate limits shared by replicas: a sliding window approximated from two fixed windows
+ * (the previous window's count weighted by how much of it still overlaps, plus the current one),
+ * checked and counted in one atomic step (a Lua script in Redis), every key with a TTL. Only
+ * admitted requests are counted, so a client that waits for `Retry-After` gets through.
+ */
+import type { Redis } from 'ioredis';
+
+export interface RateDecision {
+  readonly allowed: boolean;
+  /** When refused: how long until a request would be admitted (ms, at least 1 s). */
+  readonly retryAfterMs: number;
+}
+
+export interface RateLimitStore {
+  readonly kind: 'memory' | 'redis';
+  /** Admits and counts one request under `key` if fewer than `limit` were admitted in the last `windowMs`. */
+  hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+}
+
+/** `sgw:rate:{<key>}:<window number>`: both windows of a key share its hash tag. */
+const windowKey = (key: string, index: number) => `sgw:rate:{${key}}:${index}`;
+
+function decide(previous: number, current: number, limit: number, windowMs: number, elapsed: number): RateDecision {
+  const estimate = previous * ((windowMs - elapsed) / windowMs) + current;
+  if (estimate + 1 <= limit) return { allowed: true, retryAfterMs: 0 };
+  // The previous window's weight falls linearly; past the current window only `current` counts.
+  let waitMs = windowMs - elapsed;
+  if (previous > 0 && current + 1 <= limit) {
+    waitMs = Math.min(waitMs, Math.ceil(((estimate + 1 - limit) / previous) * windowMs));
+  }
+  return { allowed: false, retryAfterMs: Math.max(1_000, waitMs) };
+}
+
+export function createMemoryRateLimitStore(clock: () => number = Date.now): RateLimitStore {
+  const counts = new Map<string, { count: number; expiresAt: number }>();
+  let lastSweep = 0;
+  const read = (key: string, now: number) => {
+    const entry = counts.get(key);
+    return entry && entry.expiresAt > now ? entry.count : 0;
+  };
+  return {
+    kind: 'memory',
+    hit(key, limit, windowMs) {
+      const now = clock();
+      if (now - lastSweep > windowMs) {
+        lastSweep = now;
+        for (const [name, entry] of counts) if (entry.expiresAt <= now) counts.delete(name);
+      }
+      const index = Math.floor(now / windowMs);
+      const current = read(windowKey(key, index), now);
+      const decision = decide(read(windowKey(key, index - 1), now), current, limit, windowMs, now - index * windowMs);
+      if (decision.allowed) counts.set(windowKey(key, index), { count: current + 1, expiresAt: (index + 2) * windowMs });
+      return Promise.resolve(decision);
+    },
+  };
+}
+
+// KEYS: previous window, current window. ARGV: limit, window ms, elapsed ms in the current window.
+const HIT = `
+local previous = tonumber(redis.call('GET', KEYS[1]) or '0')
+local current = tonumber(redis.call('GET', KEYS[2]) or '0')
+local window = tonumber(ARGV[2])
+local estimate = previous * ((window - tonumber(ARGV[3])) / window) + current
+if estimate + 1 > tonumber(ARGV[1]) then return {0, previous, current} end
+redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], window * 2)
+return {1, previous, current + 1}
+`;
+
+interface RateCommands {
+  sgwRateHit(previous: string, current: string, limit: number, windowMs: number, elapsed: number): Promise<[number, number, number]>;
+}
+
+export function createRedisRateLimitStore(redis: Redis, clock: () => number = Date.now): RateLimitStore {
+  if (!('sgwRateHit' in redis)) redis.defineCommand('sgwRateHit', { numberOfKeys: 2, lua: HIT });
+  const commands = redis as unknown as Redis & RateCommands;
+  return {
+    kind: 'redis',
+    async hit(key, limit, windowMs) {
+      const now = clock();
+      const index = Math.floor(now / windowMs);
+      const elapsed = now - index * windowMs;
+      const [admitted, previous, current] = await commands.sgwRateHit(windowKey(key, index - 1), windowKey(key, index), limit, windowMs, elapsed);
+      if (admitted === 1) return { allowed: true, retryAfterMs: 0 };
+      return decide(Number(previous), Number(current), limit, windowMs, elapsed);
+    },
+  };
+}
+
+/**
+ * A limit that fails open: while its store cannot be reached, each process counts for itself
+ * (so the limit still holds per replica).
+ */
+export function failOpenRateLimit(store: RateLimitStore, onError: (error: unknown) => void, onOk: () => void): RateLimitStore {
+  const local = createMemoryRateLimitStore();
+  return {
+    kind: store.kind,
+    async hit(key, limit, windowMs) {
+      try {
+        const decision = await store.hit(key, limit, windowMs);
+        onOk();
+        return decision;
+      } catch (error) {
+        onError(error);
+        return local.hit(key, limit, windowMs);
+      }
+    },
+  };
+}
