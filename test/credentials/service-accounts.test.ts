@@ -45,6 +45,7 @@ beforeAll(async () => {
     UPSTREAM_PRODUCTION_URL: production.url,
     REDIS_URL: TEST_REDIS_URL,
     CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+    LOG_LEVEL: 'trace',
     ...serviceAccountsEnv(Object.values(accounts)),
   };
   gateways = await Promise.all([startGatewayProcess(env), startGatewayProcess(env)]);
@@ -189,6 +190,16 @@ describe('a service account', () => {
       expect(reads.body.data?.getStatements.statements.nodes.map((node: { otxId: string }) => node.otxId).sort()).toEqual(own.map((s) => s.otxId).sort());
       const pdfs = await callWithKey(url, accounts.isolated.key, STATEMENTS_PDF, { ids: theirs.map((s) => s.otxId) });
       expect(pdfs.body.data?.getStatements.statements.nodes).toEqual([]);
+    }
+  });
+
+  it('never writes an API key or a configured password to the logs, even at trace level', async () => {
+    const output = gateways.map((gateway) => gateway.output()).join('\n');
+    expect(output).toContain('service-account.signed-in');
+    for (const account of Object.values(accounts)) {
+      expect(output).not.toContain(account.key);
+      expect(output).not.toContain(account.password);
+      if (account.configuredPassword) expect(output).not.toContain(account.configuredPassword);
     }
   });
 });

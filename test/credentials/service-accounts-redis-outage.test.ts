@@ -1,0 +1,69 @@
+/**
+ * Service-account requests keep working while Redis is down (the contract): each replica then
+ * keeps its own copy of the credential and signs in for itself. The Redis here is the test's own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { takeUpstreamRequests } from '../helpers/cache';
+import { control, useEmulator } from '../helpers/emulator';
+import { TEST_CREDENTIAL_KEY, useGateway } from '../helpers/gateway';
+import { ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../helpers/service-accounts';
+import { timed } from '../helpers/timing';
+
+const sandbox = useEmulator('sandbox');
+const production = useEmulator('production');
+const before = testServiceAccount('before-outage');
+const during = testServiceAccount('during-outage');
+let redis: OwnRedis | undefined;
+const gateway = useGateway(() => ({
+  UPSTREAM_SANDBOX_URL: sandbox.url,
+  UPSTREAM_PRODUCTION_URL: production.url,
+  REDIS_URL: redis?.url,
+  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+  ...serviceAccountsEnv([before, during]),
+}));
+
+beforeAll(async () => {
+  redis = await ownRedis();
+  await redis.start();
+  await gateway.start();
+});
+afterAll(async () => {
+  await gateway.current.stop();
+  await redis?.stop();
+});
+
+const GREETING = '{ secretGreeting { response } }';
+const signIns = async () => (await takeUpstreamRequests(sandbox.url)).filter((request) => request.path === '/v2/auth/sign_in').length;
+
+describe('service accounts while Redis is down', () => {
+  it('go on with the credential in hand, sign in for themselves when they have none, and share again once Redis is back', async () => {
+    for (const account of [before, during]) {
+      expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email: account.email, password: account.password })).status).toBe(201);
+    }
+    expect((await callWithKey(gateway.current.url, before.key, GREETING)).status).toBe(200);
+    expect(await signIns()).toBe(1);
+
+    await redis?.stop();
+    try {
+      for (const account of [before, during, before, during]) {
+        const { value, ms } = await timed(() => callWithKey(gateway.current.url, account.key, GREETING));
+        expect(value.codes).toEqual([]);
+        expect(value.body.data?.secretGreeting.response).toContain(account.email);
+        expect(ms).toBeLessThan(2_000);
+      }
+      // Only the account without a credential in hand signed in, once.
+      expect(await signIns()).toBe(1);
+    } finally {
+      await redis?.start();
+    }
+
+    const deadline = Date.now() + 5_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await callWithKey(gateway.current.url, during.key, GREETING)).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(status).toBe(200);
+  });
+});
