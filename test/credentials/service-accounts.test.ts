@@ -193,7 +193,7 @@ describe('a service account', () => {
     }
   });
 
-  it('never writes an API key or a configured password to the logs, even at trace level', async () => {
+  it('never writes an API key or a configured password to the logs, even at trace level', () => {
     const output = gateways.map((gateway) => gateway.output()).join('\n');
     expect(output).toContain('service-account.signed-in');
     for (const account of Object.values(accounts)) {

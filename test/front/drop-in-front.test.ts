@@ -52,7 +52,7 @@ async function normalized(value: unknown, email: string): Promise<unknown> {
  * five 1099-NEC statements, check, correct, check, download the PDFs (twice), delete 23913,
  * finalize, submit, sign out (the JavaScript tutorial's body form).
  */
-async function tutorial(baseUrl: string, email: string, onStep: (step: string) => Promise<void> = async () => undefined): Promise<Step[]> {
+async function tutorial(baseUrl: string, email: string, onStep: (step: string) => Promise<void> = () => Promise.resolve()): Promise<Step[]> {
   const steps: Step[] = [];
   const record = async (step: string, response: Response) => {
     const text = await response.text();
