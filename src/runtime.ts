@@ -30,6 +30,8 @@ export interface GatewayRuntime {
   readonly serviceAccounts: ServiceAccounts;
   /** Request-rate limits, shared by replicas through the session store's Redis (failing open). */
   readonly rateLimits: RateLimitStore;
+  /** The same counters failing closed (they throw while Redis is away): for `login`. */
+  readonly rateLimitsFailClosed: RateLimitStore;
   /** The drop-in front's record of credentials the upstream accepted. */
   readonly front: { readonly verified: VerifiedCredentials };
   /** The Redis of sessions and credentials, when configured. */

@@ -4,7 +4,7 @@
  * tests and the benchmark start gateways as child processes through it.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { GetMeshOptions } from '@graphql-mesh/runtime';
@@ -56,6 +56,24 @@ async function loadMeshArtifacts(): Promise<MeshArtifacts> {
   } catch (error) {
     throw new Error(`Cannot load the Mesh build in .mesh/ (run \`npm run build:mesh\`): ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * Refuses a body over the limit before anything reads it (413), and a body of unknown length
+ * (chunked, 411): Yoga would read it whole into memory first.
+ */
+function bodyLimit(maxBytes: number, next: (req: IncomingMessage, res: ServerResponse) => void) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const length = req.headers['content-length'];
+    const tooLarge = length !== undefined && !(Number(length) <= maxBytes);
+    const unsized = length === undefined && req.headers['transfer-encoding'] !== undefined;
+    if (!tooLarge && !unsized) return next(req, res);
+    const [status, code, message] = tooLarge
+      ? [413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`]
+      : [411, 'BAD_REQUEST', 'Send the body with a Content-Length.'];
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
+    res.end(JSON.stringify({ errors: [{ message, extensions: { code } }] }), () => req.destroy());
+  };
 }
 
 export async function startGateway(config: GatewayConfig, options: { readonly logDestination?: DestinationStream } = {}): Promise<RunningGateway> {
@@ -111,14 +129,11 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     storeHealth: sessionStoreHealth,
     ...(redis ? { redis } : {}),
   });
-  const rateLimits = failOpenRateLimit(
-    redis ? createRedisRateLimitStore(redis, clock) : createMemoryRateLimitStore(clock),
-    (error) => sessionStoreHealth.failed(error),
-    () => sessionStoreHealth.ok(),
-  );
+  const rateLimitsFailClosed = redis ? createRedisRateLimitStore(redis, clock) : createMemoryRateLimitStore(clock);
+  const rateLimits = failOpenRateLimit(rateLimitsFailClosed, (error) => sessionStoreHealth.failed(error), () => sessionStoreHealth.ok());
 
   const runtime: GatewayRuntime = {
-    config, log, sessions, sessionStoreHealth, upstreams, clock, metrics, caches, upstreamFetch, serviceAccounts, rateLimits,
+    config, log, sessions, sessionStoreHealth, upstreams, clock, metrics, caches, upstreamFetch, serviceAccounts, rateLimits, rateLimitsFailClosed,
     front: { verified: createVerifiedCredentials(redis) },
     ...(redis ? { redis } : {}),
   };
@@ -154,8 +169,11 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     graphiql: config.production ? false : { title: 'Statement gateway', headers: JSON.stringify({ 'X-CSRF': '1' }, null, 2), credentials: 'same-origin' },
   });
 
-  const server: Server = createServer(yoga.requestListener);
+  const server: Server = createServer(bodyLimit(config.limits.maxBodyBytes, yoga.requestListener));
   server.keepAliveTimeout = 65_000;
+  // Slow clients: the headers within 10 s, the whole request within 30 s.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -9,7 +9,7 @@
 import { getVariableValues, OperationTypeNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Plugin } from 'graphql-yoga';
-import { credentialOf, type GatewayContext } from '../plugins/context';
+import { credentialOf, trustedForCache, type GatewayContext } from '../plugins/context';
 import type { GatewayRuntime } from '../runtime';
 import { identityScope } from './scope';
 import { cacheKeys, type GroupSelection } from './store';
@@ -88,10 +88,14 @@ export function useCacheInvalidation({ runtime }: CacheInvalidationOptions): Plu
           pdfs === undefined ? undefined : store.dropMembers(cacheKeys.pdfs(scope), pdfs),
         ]);
       };
-      const before = scopeNow();
+      // A drop-in credential the upstream has not accepted yet names its uid itself: it may drop
+      // that uid's caches only once the upstream answered it (so a forged one cannot empty them).
+      const trusted = trustedForCache(context.identity);
+      const before = trusted ? scopeNow() : undefined;
       if (before) await invalidate(before);
       return {
         onExecuteDone: async () => {
+          if (!trusted && (!context.state.upstreamAnswered || context.state.dropIn?.refusal)) return;
           // A `login` earlier in the same document switches the identity the rest runs as.
           const after = scopeNow();
           await Promise.all([before && invalidate(before), after && after !== before ? invalidate(after) : undefined]);

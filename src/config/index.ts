@@ -53,6 +53,22 @@ const integer = (fallback: number, min: number, max: number) =>
       return value;
     });
 
+/** A rate such as `5/15m`: at most 5 in any 15 minutes. */
+const rate = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const match = /^\s*(\d+)\s*\/\s*(\S+)\s*$/.exec(text);
+      const max = Number(match?.[1]);
+      const windowMs = match?.[2] ? parseDuration(match[2]) : undefined;
+      if (!match || !Number.isSafeInteger(max) || max < 1 || windowMs === undefined || windowMs < 1_000) {
+        ctx.addIssue({ code: 'custom', message: 'expected a count and a window of at least 1s, such as 5/15m or 600/1m' });
+        return z.NEVER;
+      }
+      return { max, windowMs };
+    });
+
 const flag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
   .transform((text) => ['true', '1', 'yes'].includes(text))
@@ -114,6 +130,11 @@ const schema = z
     CACHE_READS_TTL: duration('60s'),
     CACHE_PDF_TTL: duration('24h'),
     CACHE_PDF_MAX_BYTES: integer(2 * 1024 * 1024, 0, 512 * 1024 * 1024),
+    RATE_LIMIT_LOGIN: rate('5/15m'),
+    RATE_LIMIT_LOGIN_ADDRESS: rate('30/1m'),
+    RATE_LIMIT_SESSION: rate('600/1m'),
+    MAX_BODY_BYTES: integer(1024 * 1024, 1024, 64 * 1024 * 1024),
+    GRAPHQL_INTROSPECTION: flag,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     NODE_ENV: z.string().default('development'),
   })
@@ -159,8 +180,27 @@ export interface GatewayConfig {
   readonly upstreamTimeoutMs: number;
   readonly trustProxy: number;
   readonly cache: CacheConfig;
+  readonly limits: LimitsConfig;
   readonly logLevel: string;
   readonly production: boolean;
+}
+
+export interface RateLimit {
+  readonly max: number;
+  readonly windowMs: number;
+}
+
+export interface LimitsConfig {
+  /** `login` per client address and e-mail (brute force on one account). */
+  readonly login: RateLimit;
+  /** `login` per client address, whatever the e-mail (credential stuffing). */
+  readonly loginPerAddress: RateLimit;
+  /** Root fields per browser session. */
+  readonly session: RateLimit;
+  /** Request bodies larger than this are refused with 413. */
+  readonly maxBodyBytes: number;
+  /** Schema introspection (`__schema`, `__type`); default off in production. */
+  readonly introspection: boolean;
 }
 
 export interface CacheConfig {
@@ -221,6 +261,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       readsTtlMs: e.CACHE_READS_TTL,
       pdfTtlMs: e.CACHE_PDF_TTL,
       pdfMaxBytes: e.CACHE_PDF_MAX_BYTES,
+    },
+    limits: {
+      login: e.RATE_LIMIT_LOGIN,
+      loginPerAddress: e.RATE_LIMIT_LOGIN_ADDRESS,
+      session: e.RATE_LIMIT_SESSION,
+      maxBodyBytes: e.MAX_BODY_BYTES,
+      introspection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     },
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',

@@ -111,7 +111,7 @@ export class ServiceAccountCredentials {
     }
     const state = await this.readShared(account);
     const lease = state.sealed !== refused.sealed ? this.usable(account, state.sealed) : undefined;
-    return lease ?? this.signInOnce(account, 'refused');
+    return lease ?? this.signInOnce(account, 'refused', refused.sealed);
   }
 
   /** Keeps a token the upstream rotated, unless a newer one was stored meanwhile. */
@@ -170,16 +170,17 @@ export class ServiceAccountCredentials {
   }
 
   /** One sign-in per account per process at a time; the others share its result. */
-  private signInOnce(account: ServiceAccount, reason: 'missing' | 'expired' | 'refused'): Promise<CredentialLease> {
+  private signInOnce(account: ServiceAccount, reason: 'missing' | 'expired' | 'refused', refused?: string): Promise<CredentialLease> {
     let flight = this.flights.get(account.name);
     if (!flight) {
-      flight = this.signInShared(account, reason).finally(() => this.flights.delete(account.name));
+      flight = this.signInShared(account, reason, refused).finally(() => this.flights.delete(account.name));
       this.flights.set(account.name, flight);
     }
     return flight;
   }
 
-  private async signInShared(account: ServiceAccount, reason: 'missing' | 'expired' | 'refused'): Promise<CredentialLease> {
+  /** `refused`: the sealed credential the upstream refused (any other usable one will do). */
+  private async signInShared(account: ServiceAccount, reason: 'missing' | 'expired' | 'refused', refused?: string): Promise<CredentialLease> {
     const { locks, lockMs } = this.options;
     const lockKey = accountKeys.signInLock(account.name);
     for (let round = 0; ; round++) {
@@ -191,7 +192,7 @@ export class ServiceAccountCredentials {
         try {
           // Another replica may have finished between our read and our lock.
           const state = await this.readShared(account);
-          const fresh = reason === 'refused' ? undefined : this.usable(account, state.sealed);
+          const fresh = state.sealed === refused ? undefined : this.usable(account, state.sealed);
           if (fresh) return fresh;
           if (state.backoff && state.backoff.until > this.clock()) throw this.backoffError(state.backoff);
           return await this.signInNow(account, reason, state.backoff);
@@ -201,7 +202,7 @@ export class ServiceAccountCredentials {
       }
       await locks.waitForRelease(lockKey, lockMs);
       const state = await this.readShared(account);
-      const lease = this.usable(account, state.sealed);
+      const lease = state.sealed === refused ? undefined : this.usable(account, state.sealed);
       if (lease) return lease;
       if (state.backoff && state.backoff.until > this.clock()) throw this.backoffError(state.backoff);
     }

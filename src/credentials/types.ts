@@ -15,6 +15,10 @@ export const CREDENTIAL_HEADERS = ['access-token', 'client', 'uid', 'token-type'
  * devise_token_auth 1.2 also sends the whole credential as `Authorization: Bearer <base64 JSON>`;
  * an upstream configured to send only that header is read from it.
  */
+export function deviseAuthorization(value: string | null | undefined): boolean {
+  return typeof fromAuthorization(value)?.['access-token'] === 'string';
+}
+
 function fromAuthorization(value: string | null | undefined): Record<string, string> | undefined {
   const match = /^Bearer\s+([A-Za-z0-9+/=_-]+)$/.exec(value?.trim() ?? '');
   if (!match?.[1]) return undefined;

@@ -13,7 +13,7 @@
  *   parameters) the request is passed through as it is: the upstream alone decides.
  */
 import type { Plugin } from 'graphql-yoga';
-import { credentialFromHeaders, type UpstreamCredential, type UpstreamTarget } from '../credentials/types';
+import { credentialFromHeaders, deviseAuthorization, type UpstreamCredential, type UpstreamTarget } from '../credentials/types';
 import { GatewayError, gatewayError } from '../errors';
 import { jsonResponse } from '../http/json-response';
 import { stateOf, type GatewayContext } from '../plugins/context';
@@ -29,7 +29,6 @@ export const CREDENTIAL_RESPONSE_HEADERS = ['access-token', 'token-type', 'clien
 const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'access-token', 'token-type', 'client', 'uid', 'expiry', 'authorization'];
 /** Sign-in and sign-out bodies are a few hundred bytes; GraphQL bodies may hold hundreds of statements. */
 const AUTH_BODY_LIMIT = 64 * 1024;
-const GRAPHQL_BODY_LIMIT = 16 * 1024 * 1024;
 
 export interface DropInFrontOptions {
   readonly runtime: GatewayRuntime;
@@ -93,7 +92,8 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
     const headers = new Headers();
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = request.headers.get(name);
-      if (value !== null) headers.set(name, value);
+      // devise's own Authorization (base-64 JSON) only: never, say, a service account's API key.
+      if (value !== null && (name !== 'authorization' || deviseAuthorization(value))) headers.set(name, value);
     }
     const body = await readBody(request, limit);
     const answer = await upstreamFetch(`${target.baseUrl}${path}`, { method: request.method, headers, ...(body ? { body } : {}) }, { environment: target.environment, operation });
@@ -122,17 +122,17 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
         if (path === SIGN_IN_PATH) {
           const { response } = await passThrough(request, path, 'signIn', AUTH_BODY_LIMIT);
           const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
-          if (credential) await front.verified.remember(credential, clock());
+          if (credential) await front.verified.remember(frontTarget(runtime, request).cacheNamespace, credential, clock());
           endResponse(response);
         } else if (path === SIGN_OUT_PATH) {
           const { response, sent, body } = await passThrough(request, path, 'signOut', AUTH_BODY_LIMIT);
           // devise reads the credential from the headers, else from the body (the JavaScript tutorial's form).
           const params = jsonObject(body);
           const credential = credentialFromHeaders((name) => sent.get(name) ?? (typeof params[name] === 'string' ? params[name] : null));
-          if (credential) await front.verified.forget(credential);
+          if (credential) await front.verified.forget(frontTarget(runtime, request).cacheNamespace, credential);
           endResponse(response);
         } else {
-          endResponse((await passThrough(request, path, 'graphql', GRAPHQL_BODY_LIMIT)).response);
+          endResponse((await passThrough(request, path, 'graphql', runtime.config.limits.maxBodyBytes)).response);
         }
       } catch (error) {
         endResponse(errorResponse(error));

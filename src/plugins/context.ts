@@ -72,6 +72,8 @@ export interface RequestState {
   readonly startedAt: number;
   /** The session id from the cookie, when one was sent. */
   readonly cookieId: string | undefined;
+  /** The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits. */
+  readonly clientAddress?: string;
   /** Set-Cookie values to add to the response. */
   readonly setCookies: string[];
   /** Root fields of the executed operation, for logs. */

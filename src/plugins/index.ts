@@ -6,6 +6,8 @@ import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { usePdfCache } from '../cache/use-pdf-cache';
 import { useReadCache } from '../cache/use-read-cache';
 import { FRONT_GRAPHQL_PATH, useDropInFront } from '../front/use-drop-in-front';
+import { useQueryLimits } from '../protection/use-query-limits';
+import { useRateLimits } from '../protection/use-rate-limits';
 import { useHealth } from '../observability/use-health';
 import { useMetricsEndpoint } from '../observability/use-metrics';
 import type { GatewayRuntime } from '../runtime';
@@ -28,9 +30,13 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useRoutes({ graphqlPaths: ['/graphql', FRONT_GRAPHQL_PATH] }) as MeshPlugin<GatewayContext>,
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules() as MeshPlugin<GatewayContext>,
+    // Query limits (tokens while parsing; depth, aliases, directives, cost while validating).
+    ...(useQueryLimits({ introspection: runtime.config.limits.introspection }) as MeshPlugin<GatewayContext>[]),
     // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;
     // also sets the session cookie on the way out and writes the access log.
     useSessionAuth({ runtime }) as MeshPlugin<GatewayContext>,
+    // Rate limits on login (per address and e-mail, per address) and per session.
+    ...(useRateLimits({ runtime }) as MeshPlugin<GatewayContext>[]),
     // Caches, only ever after the session was validated: mutations invalidate first, then
     // statement reads may be answered per identity from the response cache.
     useCacheInvalidation({ runtime }) as MeshPlugin<GatewayContext>,

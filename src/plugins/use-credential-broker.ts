@@ -82,9 +82,13 @@ async function keepRotated(context: GatewayContext, identity: RequestIdentity, r
       const answered = credentialHeadersOf(response.headers);
       // A blank (batch-window) answer never replaces a real token another call of this request got.
       if (dropIn && answered && (answered['access-token']?.trim() || !dropIn.credentialHeaders)) dropIn.credentialHeaders = answered;
-      if (!response.ok) return;
+      // Only an answer with devise's headers for this uid and client says the upstream
+      // authenticated the credential (some operations, such as confirmRegistration, need none).
+      const authenticated = answered?.uid === current.uid && answered.client === current.client;
+      if (!response.ok || !authenticated) return;
       if (changed) identity.credential = rotated;
-      await gateway.front.verified.remember(changed ? rotated : { ...current, ...(rotated?.expiry ? { expiry: rotated.expiry } : {}) }, gateway.clock());
+      const accepted = changed ? rotated : { ...current, ...(rotated?.expiry ? { expiry: rotated.expiry } : {}) };
+      await gateway.front.verified.remember(context.upstream.cacheNamespace, accepted, gateway.clock());
       return;
     }
   }

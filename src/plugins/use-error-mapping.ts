@@ -7,6 +7,7 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from '../errors';
+import { QUERY_LIMIT_MESSAGE } from '../protection/use-query-limits';
 import type { GatewayRuntime } from '../runtime';
 import { stateOf, type RequestState } from './context';
 
@@ -29,6 +30,16 @@ function innermostError(error: Error): Error {
     current = next;
   }
   return current;
+}
+
+/**
+ * On the drop-in front, documents the upstream's GraphQL server refuses (parse and validation
+ * errors) are answered with status 200, as the upstream answers them.
+ */
+function asUpstreamWould(error: GraphQLError): GraphQLError {
+  const code = error.extensions.code;
+  if (code !== 'GRAPHQL_PARSE_FAILED' && code !== 'GRAPHQL_VALIDATION_FAILED') return error;
+  return clientError(code, error.message, error.path, undefined, 200);
 }
 
 export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
@@ -57,6 +68,7 @@ export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
     // Before execution (no path): Yoga's request errors, parse, validation and variable errors.
     if (!error.path) {
       if (httpStatus === 413) return clientError('PAYLOAD_TOO_LARGE', DEFAULT_MESSAGES.PAYLOAD_TOO_LARGE);
+      if (QUERY_LIMIT_MESSAGE.test(error.message)) return clientError('QUERY_TOO_COMPLEX', error.message.replace(/^Syntax Error: /, 'Query too complex: '));
       if (code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED') return clientError(code, safeMessage);
       // Variables that do not fit their declared types are a validation failure of the request.
       if (/^Variable "\$/.test(error.message)) return clientError('GRAPHQL_VALIDATION_FAILED', safeMessage);
@@ -78,7 +90,8 @@ export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
 
   const mapResult = (result: ResultLike, state: RequestState | undefined): ResultLike => {
     if (!result.errors?.length) return result;
-    return { ...result, errors: result.errors.map((error) => mapError(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message), { originalError: error as Error }), state)) };
+    const errors = result.errors.map((error) => mapError(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message), { originalError: error as Error }), state));
+    return { ...result, errors: state?.dropIn ? errors.map(asUpstreamWould) : errors };
   };
 
   return {

@@ -4,9 +4,10 @@
  * trip, which also extends the idle timeout). Only `confirmRegistration`, `login` and `session`
  * run without a session. A store outage fails closed with SESSION_STORE_UNAVAILABLE.
  */
-import type { DocumentNode } from 'graphql';
+import { OperationTypeNode, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { bearerKey } from '../credentials/service-accounts';
+import { clientAddress } from '../protection/client-address';
 import { credentialFromHeaders } from '../credentials/types';
 import { findGatewayError, gatewayError, GatewayError } from '../errors';
 import { credentialDigest } from '../front/verified-credentials';
@@ -38,11 +39,12 @@ export interface SessionAuthOptions {
 const GATEWAY_FIELDS = new Set(['login', 'logout', 'session']);
 const RATE_WINDOW_MS = 60_000;
 
-function newState(request: Request, runtime: GatewayRuntime): RequestState {
+function newState(request: Request, runtime: GatewayRuntime, serverContext: unknown): RequestState {
   // The drop-in front acts with the client's own credential: a cookie there means nothing.
   const dropIn = new URL(request.url).pathname === FRONT_GRAPHQL_PATH;
   return {
     startedAt: runtime.clock(),
+    clientAddress: clientAddress(request, serverContext, runtime.config.trustProxy),
     cookieId: dropIn ? undefined : readSessionCookie(request.headers.get('cookie'), runtime.config.cookieSecure),
     setCookies: [],
     upstreamAnswered: false,
@@ -81,22 +83,22 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
   const dropInIdentity = async (request: Request, dropIn: DropInState): Promise<DropInIdentity | undefined> => {
     const presented = credentialFromHeaders((name) => request.headers.get(name));
     if (!presented) return undefined;
-    const expiry = await runtime.front.verified.check(presented);
+    const expiry = await runtime.front.verified.check(frontTarget(runtime, request).cacheNamespace, presented);
     const credential = expiry ? { ...presented, expiry: Number(expiry) } : presented;
     dropIn.presented = credential;
     return { kind: 'drop-in', credential, verified: expiry !== undefined };
   };
 
   return {
-    onRequest({ request }) {
-      attachState(request, newState(request, runtime));
+    onRequest({ request, serverContext }) {
+      attachState(request, newState(request, runtime, serverContext));
     },
 
     onContextBuilding({ context, extendContext }) {
       const request = context.request;
       let state = stateOf(request);
       if (!state) {
-        state = newState(request, runtime);
+        state = newState(request, runtime, context);
         attachState(request, state);
       }
       extendContext({ gateway: runtime, state, upstream: anonymousTarget(request) });
@@ -117,7 +119,10 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
       const dropIn = context.state.dropIn;
       if (dropIn) {
         const foreign = fields.find((field) => GATEWAY_FIELDS.has(field));
-        if (foreign) return refuse(gatewayError('GRAPHQL_VALIDATION_FAILED', `Field '${foreign}' doesn't exist on the upstream's API.`));
+        if (foreign) {
+          const type = context.state.executed.operation.operation === OperationTypeNode.MUTATION ? 'Mutation' : 'Query';
+          return refuse(gatewayError('GRAPHQL_VALIDATION_FAILED', `Cannot query field "${foreign}" on type "${type}".`));
+        }
         const identity = await dropInIdentity(context.request, dropIn);
         // Without a credential in the headers the front passed the request through (useDropInFront).
         if (!identity) return refuse(gatewayError('UNAUTHENTICATED'));

@@ -24,12 +24,17 @@ const windowKey = (key: string, index: number) => `sgw:rate:{${key}}:${index}`;
 function decide(previous: number, current: number, limit: number, windowMs: number, elapsed: number): RateDecision {
   const estimate = previous * ((windowMs - elapsed) / windowMs) + current;
   if (estimate + 1 <= limit) return { allowed: true, retryAfterMs: 0 };
-  // The previous window's weight falls linearly; past the current window only `current` counts.
-  let waitMs = windowMs - elapsed;
-  if (previous > 0 && current + 1 <= limit) {
-    waitMs = Math.min(waitMs, Math.ceil(((estimate + 1 - limit) / previous) * windowMs));
+  // Within this window the previous window's weight falls linearly; that is enough only if the
+  // current count alone leaves room.
+  const withinWindow = previous > 0 ? ((estimate + 1 - limit) / previous) * windowMs : Number.POSITIVE_INFINITY;
+  let waitMs: number;
+  if (current + 1 <= limit && withinWindow <= windowMs - elapsed) {
+    waitMs = withinWindow;
+  } else {
+    // Past this window, this window's count becomes the previous one, weighted down from 1.
+    waitMs = windowMs - elapsed + (current > 0 ? Math.max(0, windowMs * (1 - (limit - 1) / current)) : 0);
   }
-  return { allowed: false, retryAfterMs: Math.max(1_000, waitMs) };
+  return { allowed: false, retryAfterMs: Math.max(1_000, Math.ceil(waitMs)) };
 }
 
 export function createMemoryRateLimitStore(clock: () => number = Date.now): RateLimitStore {

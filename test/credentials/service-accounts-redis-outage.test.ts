@@ -2,6 +2,7 @@
  * Service-account requests keep working while Redis is down (the contract): each replica then
  * keeps its own copy of the credential and signs in for itself. The Redis here is the test's own.
  */
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takeUpstreamRequests } from '../helpers/cache';
 import { control, useEmulator } from '../helpers/emulator';
@@ -58,12 +59,20 @@ describe('service accounts while Redis is down', () => {
       await redis?.start();
     }
 
-    const deadline = Date.now() + 5_000;
-    let status = 0;
-    while (Date.now() < deadline && status !== 200) {
-      status = (await callWithKey(gateway.current.url, during.key, GREETING)).status;
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    // Once the client has reconnected, the next request finds the restarted Redis empty, signs in
+    // and shares the credential again (sealed: no token in clear).
+    const probe = new Redis(redis?.url ?? '');
+    try {
+      const deadline = Date.now() + 8_000;
+      let sealed: string | null = null;
+      while (Date.now() < deadline && !sealed) {
+        expect((await callWithKey(gateway.current.url, during.key, GREETING)).status).toBe(200);
+        sealed = await probe.get(`sgw:account:{${during.name}}:credential`);
+        if (!sealed) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(sealed).toMatch(/^v1\./);
+    } finally {
+      probe.disconnect();
     }
-    expect(status).toBe(200);
   });
 });

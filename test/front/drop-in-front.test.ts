@@ -175,6 +175,7 @@ describe('the drop-in front', () => {
       const email = await newUser(sandbox.url, 'rotation');
       const signedIn = await fetch(`${gateway.current.url}/v2/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
       let credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: email };
+      const tokens = new Set([credential['access-token']]);
       for (let round = 0; round < 3; round++) {
         const answer = await front(gateway.current.url, credential, '{ secretGreeting { response } }');
         expect(answer.status).toBe(200);
@@ -183,8 +184,11 @@ describe('the drop-in front', () => {
         expect(next).not.toBe(credential['access-token']);
         expect(answer.headers.get('client')).toBe(credential.client);
         if (next.trim()) credential = { ...credential, 'access-token': next };
+        tokens.add(credential['access-token']);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
+      // The first two answers at least are rotations (a batch window starts with the second).
+      expect(tokens.size).toBeGreaterThanOrEqual(3);
     } finally {
       await control(sandbox.url, 'PATCH', '/__emulator/settings', { rotateTokens: false });
     }
@@ -203,14 +207,49 @@ describe('the drop-in front', () => {
     expect((await front(gateway.current.url, credential, READ)).status).toBe(401);
   });
 
-  it('refuses the gateway-only fields: they are not part of the upstream API', async () => {
+  it('answers the gateway-only fields as the upstream answers fields it does not have', async () => {
     const signedIn = await signInRaw(sandbox.url, await newUser(sandbox.url, 'fields'), PASSWORD);
     const credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: signedIn.headers.get('uid') ?? '' };
     for (const query of ['{ session { uid } }', 'mutation { logout }']) {
+      const upstream = await graphql(sandbox.url, credential, query);
       const answer = await front(gateway.current.url, credential, query);
-      const body = (await answer.json()) as { errors: { extensions: { code: string } }[] };
+      const body = (await answer.json()) as { errors: { message: string; extensions: { code: string } }[] };
+      expect(answer.status).toBe(upstream.status);
+      expect(body.errors.map((error) => error.message)).toEqual(upstream.body.errors?.map((error) => (typeof error === 'string' ? error : error.message)));
       expect(body.errors.map((error) => error.extensions.code)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
     }
+  });
+
+  it('never trusts a forged credential: not after an answer that needed no credential, not from another environment, not to empty caches', async () => {
+    const victim = await newUser(sandbox.url, 'victim');
+    await seed(sandbox.url, victim, 'F1099nec', 2);
+    const signedIn = await signInRaw(sandbox.url, victim, PASSWORD);
+    const credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: victim };
+    for (let round = 0; round < 2; round++) expect((await front(gateway.current.url, credential, READ)).status).toBe(200);
+    const forged = { ...credential, 'access-token': 'forged-token-000000000', client: 'forged-client' };
+
+    // confirmRegistration answers 200 without a credential: that proves nothing about this one.
+    const confirm = await front(gateway.current.url, forged, 'mutation { confirmRegistration(confirmationToken: "x", password: "a-long-enough-password-123") { errors } }');
+    expect(confirm.status).toBe(200);
+    const afterConfirm = await front(gateway.current.url, forged, READ);
+    expect(afterConfirm.status).toBe(401);
+
+    // A forged mutation is refused upstream and leaves the victim's cached read in place.
+    await takeUpstreamRequests(sandbox.url);
+    expect((await front(gateway.current.url, forged, 'mutation { deleteStatements { deleteCount errors } }')).status).toBe(401);
+    await takeUpstreamRequests(sandbox.url);
+    expect((await front(gateway.current.url, credential, READ)).status).toBe(200);
+    expect(await takeUpstreamRequests(sandbox.url)).toEqual([]);
+
+    // The sandbox credential, trusted in the sandbox, is not trusted for production's caches.
+    const productionUser = `front-victim-production-${Date.now()}@example.com`;
+    expect((await control(production.url, 'POST', '/__emulator/accounts', { email: productionUser, password: PASSWORD })).status).toBe(201);
+    const productionSignIn = await signInRaw(production.url, productionUser, PASSWORD);
+    const productionCredential = { 'access-token': productionSignIn.headers.get('access-token') ?? '', client: productionSignIn.headers.get('client') ?? '', uid: productionUser };
+    const asProduction = { 'x-upstream-environment': 'production' };
+    for (let round = 0; round < 2; round++) expect((await front(gateway.current.url, productionCredential, READ, asProduction)).status).toBe(200);
+    const crossed = { ...credential, uid: productionUser };
+    expect((await front(gateway.current.url, crossed, READ, asProduction)).status).toBe(401);
   });
 
   it('answers an upstream outage with UPSTREAM_UNAVAILABLE and no upstream URL', async () => {

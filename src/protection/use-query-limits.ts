@@ -1,0 +1,49 @@
+/**
+ * Query limits (graphql-armor): tokens (checked while parsing, before any work), depth, aliases,
+ * directives and cost (validation rules), field suggestions off ("Did you mean ...?" would map the
+ * schema for a caller who may not introspect it), and introspection off unless configured. Each
+ * refusal is QUERY_TOO_COMPLEX (or GRAPHQL_VALIDATION_FAILED for introspection), status 400.
+ *
+ * The figures admit every document the gateway's clients and tests send, including the full
+ * statementDefinitions selection, with room to spare; bulk adds of more than ~100 statements
+ * written inline exceed the token limit and should pass their statements as variables (tokens in
+ * variables are not counted; the body limit bounds them).
+ */
+import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+export const QUERY_LIMITS = {
+  tokens: 10_000,
+  depth: 12,
+  aliases: 30,
+  directives: 20,
+  cost: 20_000,
+} as const;
+
+/** The messages graphql-armor gives its refusals ("Syntax Error: Token limit of 10000 exceeded."). */
+export const QUERY_LIMIT_MESSAGE = /^Syntax Error: (Token|Query depth|Aliases|Directives|Query Cost) limit of \d+ exceeded/;
+
+export function useQueryLimits(options: { readonly introspection: boolean }): Plugin[] {
+  const plugins: Plugin[] = [
+    maxTokensPlugin({ n: QUERY_LIMITS.tokens }),
+    maxDepthPlugin({ n: QUERY_LIMITS.depth, flattenFragments: true }),
+    maxAliasesPlugin({ n: QUERY_LIMITS.aliases }),
+    maxDirectivesPlugin({ n: QUERY_LIMITS.directives }),
+    costLimitPlugin({ maxCost: QUERY_LIMITS.cost }),
+    blockFieldSuggestionsPlugin(),
+  ];
+  if (!options.introspection) {
+    plugins.push({
+      onValidate({ addValidationRule }) {
+        addValidationRule(NoSchemaIntrospectionCustomRule);
+      },
+    });
+  }
+  return plugins;
+}

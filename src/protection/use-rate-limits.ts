@@ -1,0 +1,99 @@
+/**
+ * Rate limits on GraphQL fields, with @envelop/rate-limiter choosing the fields and identities:
+ * - `login` per client address and e-mail (brute force on one account), and per address
+ *   (credential stuffing). These fail closed: while their store cannot be reached, `login` answers
+ *   SESSION_STORE_UNAVAILABLE rather than allowing unlimited guesses.
+ * - every root field per browser session. This one fails open (each replica counts for itself).
+ * (Service accounts have their own `requestsPerMinute`, checked with their API key.)
+ *
+ * The library reads a list of timestamps from its store and writes it back, which two replicas can
+ * interleave. Its store here counts instead, atomically (a Lua script in Redis: see
+ * rate-limiter.ts), when the library reads, and refuses there with RATE_LIMITED and an exact
+ * `Retry-After`; the library's own write is then a no-op.
+ */
+import { createHash } from 'node:crypto';
+import { Store, useRateLimiter, type Identity } from '@envelop/rate-limiter';
+import type { Plugin } from 'graphql-yoga';
+import type { RateLimit } from '../config';
+import { gatewayError, GatewayError } from '../errors';
+import type { GatewayContext } from '../plugins/context';
+import type { GatewayRuntime } from '../runtime';
+import type { RateLimitStore } from './rate-limiter';
+
+/** The identifier of callers a rule does not limit (the library's field identity ends with it). */
+const EXEMPT = '\0exempt';
+
+class CountingStore extends Store {
+  constructor(
+    private readonly name: string,
+    private readonly limit: RateLimit,
+    private readonly counter: RateLimitStore,
+    private readonly runtime: GatewayRuntime,
+    private readonly failClosed: boolean,
+  ) {
+    super();
+  }
+
+  async getForIdentity(identity: Identity): Promise<readonly number[]> {
+    if (identity.fieldIdentity.endsWith(EXEMPT)) return [];
+    // Neither addresses nor e-mails appear in keys.
+    const key = `${this.name}:${createHash('sha256').update(`${identity.contextIdentity}\0${identity.fieldIdentity}`).digest('base64url')}`;
+    let decision: Awaited<ReturnType<RateLimitStore['hit']>>;
+    try {
+      decision = await this.counter.hit(key, this.limit.max, this.limit.windowMs);
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      if (this.failClosed) {
+        this.runtime.sessionStoreHealth.failed(error);
+        throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
+      }
+      return [];
+    }
+    if (!decision.allowed) {
+      this.runtime.log.rateLimited({ limit: this.name });
+      this.runtime.metrics.rateLimited(this.name);
+      throw gatewayError('RATE_LIMITED', undefined, { headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)) } });
+    }
+    return [];
+  }
+
+  setForIdentity(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const emailOf = (args: Record<string, unknown>) => (typeof args.email === 'string' ? args.email.trim().toLowerCase() : '');
+const window = (limit: RateLimit) => `${Math.round(limit.windowMs / 1000)}s`;
+
+export interface RateLimitsOptions {
+  readonly runtime: GatewayRuntime;
+}
+
+export function useRateLimits({ runtime }: RateLimitsOptions): Plugin<GatewayContext>[] {
+  const { limits } = runtime.config;
+  const address = (context: GatewayContext) => context.state.clientAddress ?? 'unknown';
+  const rule = (name: string, limit: RateLimit, counter: RateLimitStore, failClosed: boolean, config: { type: string; field: string; identifyFn: (context: GatewayContext, args: Record<string, unknown>) => string }) =>
+    useRateLimiter({
+      identifyFn: () => name,
+      store: new CountingStore(name, limit, counter, runtime, failClosed),
+      configByField: [{ ...config, identifyFn: (context, args) => config.identifyFn(context as GatewayContext, args), max: limit.max, window: window(limit) }],
+    }) as unknown as Plugin<GatewayContext>;
+
+  return [
+    rule('login-email', limits.login, runtime.rateLimitsFailClosed, true, {
+      type: 'Mutation',
+      field: 'login',
+      identifyFn: (context, args) => `${address(context)}\0${emailOf(args)}`,
+    }),
+    rule('login-address', limits.loginPerAddress, runtime.rateLimitsFailClosed, true, {
+      type: 'Mutation',
+      field: 'login',
+      identifyFn: (context) => address(context),
+    }),
+    rule('session', limits.session, runtime.rateLimits, false, {
+      type: '{Query,Mutation}',
+      field: '*',
+      identifyFn: (context) => (context.identity?.kind === 'session' ? context.identity.session.key : EXEMPT),
+    }),
+  ];
+}
