@@ -12,6 +12,8 @@ export interface GatewayErrorOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Logged, never shown. */
   readonly cause?: unknown;
+  /** Overrides the code's status (BAD_REQUEST also covers 405, 411 and 415). */
+  readonly status?: number;
 }
 
 export class GatewayError extends GraphQLError {
@@ -22,7 +24,7 @@ export class GatewayError extends GraphQLError {
     super(message, {
       extensions: {
         code,
-        http: { status: ERROR_STATUS[code], ...(options.headers ? { headers: { ...options.headers } } : {}) },
+        http: { status: options.status ?? ERROR_STATUS[code], ...(options.headers ? { headers: { ...options.headers } } : {}) },
       },
     });
     // The name stays 'GraphQLError': the HTTP executor then passes the error on as it is
@@ -43,8 +45,13 @@ export function findGatewayError(error: unknown): GatewayError | undefined {
     if (current instanceof GatewayError) return current;
     if (current instanceof Error) {
       const code = (current as { extensions?: { code?: unknown } }).extensions?.code;
-      if (current instanceof GraphQLError && isErrorCode(code) && (current as { extensions: { http?: unknown } }).extensions.http) {
-        return new GatewayError(code, current.message);
+      const http = (current as { extensions?: { http?: { status?: unknown; headers?: unknown } } }).extensions?.http;
+      if (current instanceof GraphQLError && isErrorCode(code) && http) {
+        // Yoga's own request errors carry the contract's code with a status of their own (405).
+        return new GatewayError(code, current.message, {
+          ...(typeof http.status === 'number' ? { status: http.status } : {}),
+          ...(typeof http.headers === 'object' && http.headers !== null ? { headers: http.headers as Record<string, string> } : {}),
+        });
       }
       current = (current as { originalError?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
     } else {

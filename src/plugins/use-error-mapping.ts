@@ -46,10 +46,14 @@ export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
   const { log } = runtime;
 
   const mapError = (error: GraphQLError, state: RequestState | undefined): GraphQLError => {
+    // graphql-armor's refusals come as parse or validation errors.
+    if (!error.path && QUERY_LIMIT_MESSAGE.test(error.message)) {
+      return clientError('QUERY_TOO_COMPLEX', error.message.replace(/^Syntax Error: /, 'Query too complex: '));
+    }
     const own = findGatewayError(error);
     if (own) {
-      const http = own.extensions.http as { headers?: Record<string, string> };
-      return clientError(own.code, own.message, error.path, http.headers);
+      const http = own.extensions.http as { status: number; headers?: Record<string, string> };
+      return clientError(own.code, own.message, error.path, http.headers, http.status);
     }
     const extensions = error.extensions;
     const code = extensions.code;
@@ -68,7 +72,6 @@ export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
     // Before execution (no path): Yoga's request errors, parse, validation and variable errors.
     if (!error.path) {
       if (httpStatus === 413) return clientError('PAYLOAD_TOO_LARGE', DEFAULT_MESSAGES.PAYLOAD_TOO_LARGE);
-      if (QUERY_LIMIT_MESSAGE.test(error.message)) return clientError('QUERY_TOO_COMPLEX', error.message.replace(/^Syntax Error: /, 'Query too complex: '));
       if (code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED') return clientError(code, safeMessage);
       // Variables that do not fit their declared types are a validation failure of the request.
       if (/^Variable "\$/.test(error.message)) return clientError('GRAPHQL_VALIDATION_FAILED', safeMessage);

@@ -1,0 +1,163 @@
+/**
+ * Bad input, table-driven: every request below gets a JSON answer with the contract's code and
+ * status, and nothing of the gateway's insides (no stack trace, file path or upstream URL); a good
+ * request still works afterwards. And the limits still admit what real clients send.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNT } from '../helpers/emulator';
+import { Browser, useGatewayOnEmulators } from '../helpers/gateway';
+import { VALID_NEC } from '../helpers/statements';
+
+interface BadRequest {
+  readonly name: string;
+  readonly path?: string;
+  readonly method?: string;
+  readonly headers?: Record<string, string>;
+  /** A string, raw bytes, or a value sent as JSON. */
+  readonly body?: string | Buffer | { json: unknown };
+  readonly query?: string;
+  readonly status: number;
+  /** The code the answer must carry (among its errors). */
+  readonly code: string;
+  /** Send the demo session's cookie (and X-CSRF unless headers say otherwise). */
+  readonly session?: boolean;
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const CSRF = { ...JSON_TYPE, 'x-csrf': '1' };
+const DROP_IN = { ...JSON_TYPE, 'access-token': 'not-a-real-token', client: 'not-a-real-client', uid: DEMO_ACCOUNT.email };
+const query = (text: string, variables?: unknown) => ({ json: { query: text, ...(variables === undefined ? {} : { variables }) } });
+const repeat = (text: string, count: number, separator = ' ') => Array.from({ length: count }, (_, index) => text.replaceAll('#', String(index))).join(separator);
+const deep = (depth: number) => `{ ${'statementDefinitions { '.repeat(1)}${'definitions { '.repeat(depth)}identifier${' }'.repeat(depth + 1)} }`;
+const LOGIN = 'mutation($e: String!, $p: String!) { login(email: $e, password: $p) { uid } }';
+
+const CASES: BadRequest[] = [
+  // Bodies and content types
+  { name: 'malformed JSON', headers: JSON_TYPE, body: '{"query":', status: 400, code: 'BAD_REQUEST' },
+  { name: 'an empty JSON body', headers: JSON_TYPE, body: '', status: 400, code: 'BAD_REQUEST' },
+  { name: 'JSON null', headers: JSON_TYPE, body: 'null', status: 400, code: 'BAD_REQUEST' },
+  { name: 'a JSON string', headers: JSON_TYPE, body: '"{ __typename }"', status: 400, code: 'BAD_REQUEST' },
+  { name: 'no query', headers: JSON_TYPE, body: { json: {} }, status: 400, code: 'BAD_REQUEST' },
+  { name: 'a query that is a number', headers: JSON_TYPE, body: { json: { query: 5 } }, status: 400, code: 'BAD_REQUEST' },
+  { name: 'variables that are a list', headers: JSON_TYPE, body: { json: { query: '{ __typename }', variables: [1] } }, status: 400, code: 'BAD_REQUEST' },
+  { name: 'an unknown operationName', headers: JSON_TYPE, body: { json: { query: 'query A { __typename }', operationName: 'B' } }, status: 400, code: 'BAD_REQUEST' },
+  { name: 'two operations and no operationName', headers: JSON_TYPE, body: query('query A { __typename } query B { __typename }'), status: 400, code: 'BAD_REQUEST' },
+  { name: 'text/plain', headers: { 'content-type': 'text/plain' }, body: '{"query":"{ __typename }"}', status: 415, code: 'BAD_REQUEST' },
+  { name: 'no content type', body: '{"query":"{ __typename }"}', status: 415, code: 'BAD_REQUEST' },
+  { name: 'a form', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B__typename%7D', status: 415, code: 'BAD_REQUEST' },
+  { name: 'multipart', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '--x\r\n\r\n--x--', status: 415, code: 'BAD_REQUEST' },
+  { name: 'a 2 MB query', headers: JSON_TYPE, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  { name: 'a batch of 1,000 operations', headers: JSON_TYPE, body: { json: Array.from({ length: 1000 }, () => ({ query: '{ __typename }' })) }, status: 400, code: 'BAD_REQUEST' },
+  { name: 'an empty batch', headers: JSON_TYPE, body: { json: [] }, status: 400, code: 'BAD_REQUEST' },
+  // Documents
+  { name: 'a syntax error', headers: JSON_TYPE, body: query('{ getStatements('), status: 400, code: 'GRAPHQL_PARSE_FAILED' },
+  { name: 'a null byte', headers: JSON_TYPE, body: query('{ __typename \u0000 }'), status: 400, code: 'GRAPHQL_PARSE_FAILED' },
+  { name: 'invalid UTF-8', headers: JSON_TYPE, body: Buffer.from([...Buffer.from('{"query":"{ __typename '), 0xff, 0xfe, ...Buffer.from(' }"}')]), status: 400, code: 'GRAPHQL_PARSE_FAILED' },
+  { name: 'depth 50', headers: JSON_TYPE, body: query(deep(50)), status: 400, code: 'QUERY_TOO_COMPLEX' },
+  { name: '500 aliases', headers: JSON_TYPE, body: query(`{ ${repeat('a#: session { uid }', 500)} }`), status: 400, code: 'QUERY_TOO_COMPLEX' },
+  { name: '12,000 tokens', headers: JSON_TYPE, body: query(`{ ${repeat('__typename', 12_000)} }`), status: 400, code: 'QUERY_TOO_COMPLEX' },
+  { name: '200 directives', headers: JSON_TYPE, body: query(`{ __typename ${repeat('@skip(if: false)', 200)} }`), status: 400, code: 'QUERY_TOO_COMPLEX' },
+  { name: 'an unknown field', headers: JSON_TYPE, body: query('{ nope }'), status: 400, code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'a misspelt field (no suggestion)', headers: JSON_TYPE, body: query('{ getStatement { errors } }'), status: 400, code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'an argument of the wrong type', headers: JSON_TYPE, body: query('{ getStatements(first: "ten") { errors } }'), status: 400, code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'an unknown argument', headers: JSON_TYPE, body: query('{ getStatements(limit: 1) { errors } }'), status: 400, code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'a variable of the wrong shape', headers: CSRF, session: true, body: query('query($f: Int) { getStatements(first: $f) { errors } }', { f: { nested: true } }), status: 400, code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'a missing required variable', headers: CSRF, body: query(LOGIN, { e: 'a@example.com' }), status: 400, code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'a list variable given an object', headers: CSRF, session: true, body: query('mutation($s: [F1099necInput!]!) { addF1099necStatements(statements: $s) { errors } }', { s: [{ uploaderId: 5 }] }), status: 400, code: 'GRAPHQL_VALIDATION_FAILED' },
+  // Methods
+  { name: 'a mutation over GET', method: 'GET', path: `/graphql?query=${encodeURIComponent('mutation { logout }')}`, status: 405, code: 'BAD_REQUEST' },
+  { name: 'GET without a query', method: 'GET', path: '/graphql?x=1', headers: { accept: 'application/json' }, status: 400, code: 'BAD_REQUEST' },
+  { name: 'PUT', method: 'PUT', headers: JSON_TYPE, body: query('{ __typename }'), status: 405, code: 'BAD_REQUEST' },
+  { name: 'DELETE', method: 'DELETE', status: 405, code: 'BAD_REQUEST' },
+  // Identity
+  { name: 'an oversized password', headers: CSRF, body: query(LOGIN, { e: DEMO_ACCOUNT.email, p: 'p'.repeat(100_000) }), status: 401, code: 'INVALID_CREDENTIALS' },
+  { name: 'an oversized e-mail', headers: CSRF, body: query(LOGIN, { e: `${'e'.repeat(10_000)}@example.com`, p: 'x' }), status: 401, code: 'INVALID_CREDENTIALS' },
+  { name: 'a forged cookie', headers: { ...CSRF, cookie: `sgw_session=${'A'.repeat(43)}` }, body: query('{ secretGreeting { response } }'), status: 401, code: 'UNAUTHENTICATED' },
+  { name: 'a truncated cookie', headers: { ...CSRF, cookie: 'sgw_session=abc' }, body: query('{ secretGreeting { response } }'), status: 401, code: 'UNAUTHENTICATED' },
+  { name: 'a cookie from a foreign Origin', session: true, headers: { ...CSRF, origin: 'https://evil.example' }, body: query('{ secretGreeting { response } }'), status: 403, code: 'CSRF_CHECK_FAILED' },
+  { name: 'a cookie without X-CSRF', session: true, headers: JSON_TYPE, body: query('{ secretGreeting { response } }'), status: 403, code: 'CSRF_CHECK_FAILED' },
+  { name: 'an unknown API key', headers: { ...JSON_TYPE, authorization: 'Bearer sgw_not-a-key' }, body: query('{ secretGreeting { response } }'), status: 401, code: 'UNAUTHENTICATED' },
+  { name: 'a Basic authorization', headers: { ...JSON_TYPE, authorization: 'Basic dXNlcjpwYXNz' }, body: query('{ secretGreeting { response } }'), status: 401, code: 'UNAUTHENTICATED' },
+  { name: 'no identity at all', headers: JSON_TYPE, body: query('{ getStatements { errors } }'), status: 401, code: 'UNAUTHENTICATED' },
+  // The drop-in front
+  { name: 'front: malformed JSON', path: '/v2/graphql', headers: DROP_IN, body: '{"query":', status: 400, code: 'BAD_REQUEST' },
+  { name: 'front: text/plain', path: '/v2/graphql', headers: { ...DROP_IN, 'content-type': 'text/plain' }, body: '{}', status: 415, code: 'BAD_REQUEST' },
+  { name: 'front: 500 aliases', path: '/v2/graphql', headers: DROP_IN, body: query(`{ ${repeat('a#: secretGreeting { response }', 500)} }`), status: 400, code: 'QUERY_TOO_COMPLEX' },
+  { name: 'front: a 2 MB body', path: '/v2/graphql', headers: DROP_IN, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  { name: 'front: GET', path: '/v2/graphql', method: 'GET', status: 405, code: 'BAD_REQUEST' },
+  { name: 'front: sign-in over GET', path: '/v2/auth/sign_in', method: 'GET', status: 405, code: 'BAD_REQUEST' },
+  { name: 'front: a 2 MB sign-in', path: '/v2/auth/sign_in', headers: JSON_TYPE, body: { json: { email: 'a@example.com', password: 'p'.repeat(2_000_000) } }, status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  { name: 'front: sign-out over POST', path: '/v2/auth/sign_out', headers: JSON_TYPE, body: '{}', status: 405, code: 'BAD_REQUEST' },
+  // Elsewhere
+  { name: 'an unknown path', path: '/admin', status: 404, code: 'BAD_REQUEST' },
+];
+
+/** What must never appear in an answer. */
+function leaks(text: string, upstreamUrls: string[]): string[] {
+  const found: string[] = [];
+  if (/\bat \S+ \(|\bat (?:async )?\S+:\d+:\d+/.test(text)) found.push('a stack trace');
+  if (/\/work\/|node_modules|\.ts:\d+/.test(text)) found.push('a file path');
+  for (const url of upstreamUrls) if (text.includes(url.replace(/^https?:\/\//, ''))) found.push('an upstream URL');
+  if (/ioredis|ECONNREFUSED|Redis/i.test(text)) found.push('a Redis message');
+  return found;
+}
+
+describe('bad requests', () => {
+  const { sandbox, production, gateway } = useGatewayOnEmulators();
+
+  it(`answers each of ${CASES.length} bad requests with the contract's code, nothing of the gateway's insides, and keeps working`, async () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(40);
+    const browser = new Browser(gateway.current.url);
+    expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+    const failures: string[] = [];
+    for (const bad of CASES) {
+      const headers: Record<string, string> = { ...(bad.headers ?? {}) };
+      if (bad.session && browser.cookie) headers.cookie = browser.cookie;
+      const body = bad.body === undefined ? undefined : typeof bad.body === 'string' ? bad.body : Buffer.isBuffer(bad.body) ? new Uint8Array(bad.body) : JSON.stringify(bad.body.json);
+      const response = await fetch(`${gateway.current.url}${bad.path ?? '/graphql'}`, { method: bad.method ?? 'POST', headers, ...(body !== undefined ? { body } : {}) });
+      const text = await response.text();
+      let codes: string[] = [];
+      try {
+        const parsed = JSON.parse(text) as { errors?: { extensions?: { code?: string } }[] };
+        codes = (parsed.errors ?? []).map((error) => error.extensions?.code ?? '?');
+      } catch {
+        failures.push(`${bad.name}: not JSON: ${text.slice(0, 80)}`);
+        continue;
+      }
+      if (response.status !== bad.status) failures.push(`${bad.name}: status ${response.status}, expected ${bad.status}`);
+      if (!codes.includes(bad.code)) failures.push(`${bad.name}: codes ${codes.join() || 'none'}, expected ${bad.code}`);
+      for (const leak of leaks(text, [sandbox.url, production.url])) failures.push(`${bad.name}: ${leak}`);
+    }
+    expect(failures).toEqual([]);
+    expect((await browser.graphql('{ secretGreeting { response } }')).body.data?.secretGreeting.response).toContain(DEMO_ACCOUNT.email);
+  });
+
+  it('refuses a body of unknown length (chunked) with 411 rather than reading it whole', async () => {
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(Buffer.from('{"query":"{ __typename }"}'));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${gateway.current.url}/graphql`, { method: 'POST', headers: JSON_TYPE, body: stream, duplex: 'half' } as RequestInit);
+    expect(response.status).toBe(411);
+    expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('BAD_REQUEST');
+  });
+
+  it('still admits what real clients send: 300 statements in one add, the full statementDefinitions selection, the tutorial documents', async () => {
+    const browser = new Browser(gateway.current.url);
+    expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+    const statements = Array.from({ length: 300 }, (_, index) => ({ ...VALID_NEC, uploaderId: `bulk-${index}` }));
+    const added = await browser.graphql('mutation($s: [F1099necInput!]!) { addF1099necStatements(statements: $s) { errors statements { recordNumber } } }', { s: statements });
+    expect(added.body.errors ?? []).toEqual([]);
+    expect(added.body.data?.addF1099necStatements.statements).toHaveLength(300);
+    // Forty statements written inline, as the upstream tutorial writes them.
+    const inline = statements.slice(0, 40).map((statement, index) =>
+      `{ ${Object.entries({ ...statement, uploaderId: `inline-${index}` }).map(([key, value]) => `${key}: ${JSON.stringify(value)}`).join(' ')} }`).join(' ');
+    const inlined = await browser.graphql(`mutation { addF1099necStatements(statements: [${inline}]) { errors } }`);
+    expect(inlined.body.errors ?? []).toEqual([]);
+    const definitions = await browser.graphql(`{ statementDefinitions { errors definitions { identifier name title description recipientName senderName
+      blankForm fields { identifier arrayType boxLabel boxNumber dataType description fixedArrayLength frequentUse maxArrayLength maxStringLength sampleValue sortOrder yearsUsed } } } }`);
+    expect(definitions.codes).toEqual([]);
+  });
+});
