@@ -16,18 +16,28 @@ export interface Exchange {
   readonly responseBytes: number;
 }
 
+/** What a faulty upstream does instead of answering: an answer of its own, hang, or drop the connection. */
+export type Fault = { readonly status: number; readonly contentType: string; readonly body: string } | 'hang' | 'drop';
+
 export interface RecordingProxy {
   readonly url: string;
   readonly exchanges: Exchange[];
+  /** When set, requests to /v2/graphql get this fault instead of the upstream's answer. */
+  fault: Fault | undefined;
   close(): Promise<void>;
 }
 
 export async function startRecordingProxy(target: () => string): Promise<RecordingProxy> {
   const exchanges: Exchange[] = [];
+  const proxy = { fault: undefined as Fault | undefined };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      const fault = req.url?.startsWith('/v2/graphql') ? proxy.fault : undefined;
+      if (fault === 'hang') return;
+      if (fault === 'drop') return void req.socket.destroy();
+      if (fault) return void res.writeHead(fault.status, { 'content-type': fault.contentType }).end(fault.body);
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
         if (value !== undefined && !['host', 'connection', 'content-length'].includes(name)) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
@@ -51,6 +61,12 @@ export async function startRecordingProxy(target: () => string): Promise<Recordi
   return {
     url: `http://127.0.0.1:${port}`,
     exchanges,
+    get fault() {
+      return proxy.fault;
+    },
+    set fault(value: Fault | undefined) {
+      proxy.fault = value;
+    },
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
