@@ -3,36 +3,17 @@
  * keeps its own copy of the credential and signs in for itself. The Redis here is the test's own.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { takeUpstreamRequests } from '../helpers/cache';
-import { control, useEmulator } from '../helpers/emulator';
-import { TEST_CREDENTIAL_KEY, useGateway } from '../helpers/gateway';
-import { ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { control } from '../helpers/emulator';
+import { useGatewayOnOwnRedis } from '../helpers/gateway';
 import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../helpers/service-accounts';
 import { timed } from '../helpers/timing';
 
-const sandbox = useEmulator('sandbox');
-const production = useEmulator('production');
 const before = testServiceAccount('before-outage');
 const during = testServiceAccount('during-outage');
-let redis: OwnRedis | undefined;
-const gateway = useGateway(() => ({
-  UPSTREAM_SANDBOX_URL: sandbox.url,
-  UPSTREAM_PRODUCTION_URL: production.url,
-  REDIS_URL: redis?.url,
-  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-  ...serviceAccountsEnv([before, during]),
-}));
-
-beforeAll(async () => {
-  redis = await ownRedis();
-  await redis.start();
-  await gateway.start();
-});
-afterAll(async () => {
-  await gateway.current.stop();
-  await redis?.stop();
-});
+const setup = useGatewayOnOwnRedis(serviceAccountsEnv([before, during]));
+const { sandbox, gateway } = setup;
 
 const GREETING = '{ secretGreeting { response } }';
 const signIns = async () => (await takeUpstreamRequests(sandbox.url)).filter((request) => request.path === '/v2/auth/sign_in').length;
@@ -45,7 +26,7 @@ describe('service accounts while Redis is down', () => {
     expect((await callWithKey(gateway.current.url, before.key, GREETING)).status).toBe(200);
     expect(await signIns()).toBe(1);
 
-    await redis?.stop();
+    await setup.redis.stop();
     try {
       for (const account of [before, during, before, during]) {
         const { value, ms } = await timed(() => callWithKey(gateway.current.url, account.key, GREETING));
@@ -56,12 +37,12 @@ describe('service accounts while Redis is down', () => {
       // Only the account without a credential in hand signed in, once.
       expect(await signIns()).toBe(1);
     } finally {
-      await redis?.start();
+      await setup.redis.start();
     }
 
     // Once the client has reconnected, the next request finds the restarted Redis empty, signs in
     // and shares the credential again (sealed: no token in clear).
-    const probe = new Redis(redis?.url ?? '');
+    const probe = new Redis(setup.redis.url);
     try {
       const deadline = Date.now() + 8_000;
       let sealed: string | null = null;

@@ -2,31 +2,13 @@
  * Sessions fail closed when their Redis is away (paused or stopped), fast, and the gateway
  * recovers without a restart when it returns. The Redis here is the test's own.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
-import { Browser, TEST_CREDENTIAL_KEY, useGateway } from '../helpers/gateway';
-import { ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNT } from '../helpers/emulator';
+import { Browser, useGatewayOnOwnRedis } from '../helpers/gateway';
 import { timed } from '../helpers/timing';
 
-const sandbox = useEmulator('sandbox');
-const production = useEmulator('production');
-let redis: OwnRedis | undefined;
-const gateway = useGateway(() => ({
-  UPSTREAM_SANDBOX_URL: sandbox.url,
-  UPSTREAM_PRODUCTION_URL: production.url,
-  REDIS_URL: redis?.url,
-  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-}));
-
-beforeAll(async () => {
-  redis = await ownRedis();
-  await redis.start();
-  await gateway.start();
-});
-afterAll(async () => {
-  await gateway.current.stop();
-  await redis?.stop();
-});
+const setup = useGatewayOnOwnRedis();
+const { gateway } = setup;
 
 const GREETING = '{ secretGreeting { response } }';
 
@@ -34,7 +16,7 @@ describe('when the session store is away', () => {
   it('answers SESSION_STORE_UNAVAILABLE within a second or two while Redis hangs, and the same session works once it answers again', async () => {
     const browser = new Browser(gateway.current.url);
     expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
-    redis?.pause();
+    setup.redis.pause();
     try {
       const { value, ms } = await timed(() => browser.graphql(GREETING));
       expect(value.status).toBe(503);
@@ -42,7 +24,7 @@ describe('when the session store is away', () => {
       expect(ms).toBeLessThan(2_000);
       expect(JSON.stringify(value.body)).not.toMatch(/redis|ECONN|timeout|127\.0\.0\.1/i);
     } finally {
-      redis?.resume();
+      setup.redis.resume();
     }
     expect((await browser.graphql(GREETING)).codes).toEqual([]);
   });
@@ -50,7 +32,7 @@ describe('when the session store is away', () => {
   it('fails closed for cookie requests and login while Redis is stopped, and recovers without a restart', async () => {
     const browser = new Browser(gateway.current.url);
     expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
-    await redis?.stop();
+    await setup.redis.stop();
 
     const { value, ms } = await timed(() => browser.graphql(GREETING));
     expect(value.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
@@ -63,7 +45,7 @@ describe('when the session store is away', () => {
     expect(readiness.status).toBe(503);
     expect(await readiness.json()).toMatchObject({ failed: ['sessionStore:redis'] });
 
-    await redis?.start();
+    await setup.redis.start();
     // The client reconnects in the background (at most a second apart).
     const deadline = Date.now() + 5_000;
     let again = await new Browser(gateway.current.url).login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);

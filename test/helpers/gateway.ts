@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { useEmulator, type HttpAnswer } from './emulator';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy';
+import { ownRedis, type OwnRedis } from './redis-server';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 export const TEST_CREDENTIAL_KEY = randomBytes(32).toString('base64');
@@ -181,6 +182,41 @@ export function useGatewayBehindRecordingProxy(extraEnv: Record<string, string> 
     get proxy(): RecordingProxy {
       if (!proxy) throw new Error('proxy not started');
       return proxy;
+    },
+  };
+}
+
+/**
+ * Both emulators and a gateway on a Redis of the test's own (which the test may pause, stop and
+ * restart), started before the file's tests. `redis` is that server.
+ */
+export function useGatewayOnOwnRedis(extraEnv: Record<string, string> = {}) {
+  const sandbox = useEmulator('sandbox');
+  const production = useEmulator('production');
+  let redis: OwnRedis | undefined;
+  const gateway = useGateway(() => ({
+    UPSTREAM_SANDBOX_URL: sandbox.url,
+    UPSTREAM_PRODUCTION_URL: production.url,
+    REDIS_URL: redis?.url,
+    CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+    ...extraEnv,
+  }));
+  beforeAll(async () => {
+    redis = await ownRedis();
+    await redis.start();
+    await gateway.start();
+  });
+  afterAll(async () => {
+    await gateway.current.stop();
+    await redis?.stop();
+  });
+  return {
+    sandbox,
+    production,
+    gateway,
+    get redis(): OwnRedis {
+      if (!redis) throw new Error('redis not started');
+      return redis;
     },
   };
 }

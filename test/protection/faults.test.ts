@@ -3,12 +3,11 @@
  * answers garbage, hangs or drops the connection. No request hangs, nothing leaks, nothing
  * written before a fault is lost, and the gateway works again afterwards without a restart.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signedInUser } from '../helpers/cache';
-import { DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
-import { Browser, TEST_CREDENTIAL_KEY, useGateway, useGatewayBehindRecordingProxy } from '../helpers/gateway';
+import { DEMO_ACCOUNT } from '../helpers/emulator';
+import { Browser, useGatewayBehindRecordingProxy, useGatewayOnOwnRedis } from '../helpers/gateway';
 import type { Fault } from '../helpers/recording-proxy';
-import { ownRedis, type OwnRedis } from '../helpers/redis-server';
 import { ADD_NEC, VALID_NEC } from '../helpers/statements';
 import { timed } from '../helpers/timing';
 
@@ -50,24 +49,8 @@ describe('an upstream that fails in every way', () => {
 });
 
 describe('a Redis killed under load', () => {
-  const sandbox = useEmulator('sandbox');
-  const production = useEmulator('production');
-  let redis: OwnRedis | undefined;
-  const gateway = useGateway(() => ({
-    UPSTREAM_SANDBOX_URL: sandbox.url,
-    UPSTREAM_PRODUCTION_URL: production.url,
-    REDIS_URL: redis?.url,
-    CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-  }));
-  beforeAll(async () => {
-    redis = await ownRedis();
-    await redis.start();
-    await gateway.start();
-  });
-  afterAll(async () => {
-    await gateway.current.stop();
-    await redis?.stop();
-  });
+  const setup = useGatewayOnOwnRedis();
+  const { sandbox, gateway } = setup;
 
   it('fails sessions closed and caches open while it is down, hangs nothing, loses nothing, and recovers without a restart', async () => {
     const users = await Promise.all(Array.from({ length: 20 }, () => signedInUser(gateway.current.url, sandbox.url, { count: 3 })));
@@ -87,10 +70,10 @@ describe('a Redis killed under load', () => {
       }
     }));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    await redis?.stop();
+    await setup.redis.stop();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const duringOutage = new Map(codes);
-    await redis?.start();
+    await setup.redis.start();
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     stop = true;
     await load;
