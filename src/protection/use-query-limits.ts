@@ -26,8 +26,11 @@ export const QUERY_LIMITS = {
   cost: 20_000,
 } as const;
 
-/** The messages graphql-armor gives its refusals ("Syntax Error: Token limit of 10000 exceeded."). */
-export const QUERY_LIMIT_MESSAGE = /^Syntax Error: (Token|Query depth|Aliases|Directives|Query Cost) limit of \d+ exceeded/;
+/**
+ * The messages of graphql-armor's refusals ("Syntax Error: Token limit of 10000 exceeded.") and of
+ * Yoga's batch refusal (batching is off: one operation per request).
+ */
+export const QUERY_LIMIT_MESSAGE = /^(Syntax Error: (Token|Query depth|Aliases|Directives|Query Cost) limit of \d+ exceeded|Batching is (not supported|limited))/;
 
 export function useQueryLimits(options: { readonly introspection: boolean }): Plugin[] {
   const plugins: Plugin[] = [

@@ -47,8 +47,8 @@ const CASES: BadRequest[] = [
   { name: 'a form', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B__typename%7D', status: 415, code: 'BAD_REQUEST' },
   { name: 'multipart', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '--x\r\n\r\n--x--', status: 415, code: 'BAD_REQUEST' },
   { name: 'a 2 MB query', headers: JSON_TYPE, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
-  { name: 'a batch of 1,000 operations', headers: JSON_TYPE, body: { json: Array.from({ length: 1000 }, () => ({ query: '{ __typename }' })) }, status: 400, code: 'BAD_REQUEST' },
-  { name: 'an empty batch', headers: JSON_TYPE, body: { json: [] }, status: 400, code: 'BAD_REQUEST' },
+  { name: 'a batch of 1,000 operations', headers: JSON_TYPE, body: { json: Array.from({ length: 1000 }, () => ({ query: '{ __typename }' })) }, status: 400, code: 'QUERY_TOO_COMPLEX' },
+  { name: 'an empty batch', headers: JSON_TYPE, body: { json: [] }, status: 400, code: 'QUERY_TOO_COMPLEX' },
   // Documents
   { name: 'a syntax error', headers: JSON_TYPE, body: query('{ getStatements('), status: 400, code: 'GRAPHQL_PARSE_FAILED' },
   { name: 'a null byte', headers: JSON_TYPE, body: query('{ __typename \u0000 }'), status: 400, code: 'GRAPHQL_PARSE_FAILED' },
