@@ -166,7 +166,6 @@ export interface GatewayConfig {
   readonly upstreamUrls: Readonly<Record<Environment, string | undefined>>;
   readonly redisUrl?: string;
   readonly cacheRedisUrl?: string;
-  readonly serviceAccountsFile?: string;
   /** From SERVICE_ACCOUNTS_FILE (empty without it). */
   readonly serviceAccounts: readonly ServiceAccountConfig[];
   /** Browser origins allowed to call with a cookie, besides the gateway's own. */
@@ -246,7 +245,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     upstreamUrls: { sandbox: trim(e.UPSTREAM_SANDBOX_URL), production: trim(e.UPSTREAM_PRODUCTION_URL) },
     redisUrl: e.REDIS_URL,
     cacheRedisUrl: e.CACHE_REDIS_URL ?? e.REDIS_URL,
-    serviceAccountsFile: e.SERVICE_ACCOUNTS_FILE,
     serviceAccounts,
     allowedOrigins: e.ALLOWED_ORIGINS,
     cookieSecure: e.COOKIE_SECURE ?? !embedded,

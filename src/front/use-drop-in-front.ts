@@ -87,8 +87,7 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
   const { upstreamFetch, front, clock } = runtime;
 
   /** Passes a request to the upstream and its answer back. */
-  const passThrough = async (request: Request, path: string, operation: string, limit: number): Promise<{ response: Response; sent: Headers; body?: ArrayBuffer }> => {
-    const target = frontTarget(runtime, request);
+  const passThrough = async (request: Request, target: UpstreamTarget, path: string, operation: string, limit: number): Promise<{ response: Response; sent: Headers; body?: ArrayBuffer }> => {
     const headers = new Headers();
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = request.headers.get(name);
@@ -118,21 +117,22 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
       }
       // A credential in the headers: GraphQL runs through the gateway (see useSessionAuth).
       if (path === FRONT_GRAPHQL_PATH && credentialFromHeaders((name) => request.headers.get(name))) return;
+      const target = frontTarget(runtime, request);
       try {
         if (path === SIGN_IN_PATH) {
-          const { response } = await passThrough(request, path, 'signIn', AUTH_BODY_LIMIT);
+          const { response } = await passThrough(request, target, path, 'signIn', AUTH_BODY_LIMIT);
           const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
-          if (credential) await front.verified.remember(frontTarget(runtime, request).cacheNamespace, credential, clock());
+          if (credential) await front.verified.remember(target.cacheNamespace, credential, clock());
           endResponse(response);
         } else if (path === SIGN_OUT_PATH) {
-          const { response, sent, body } = await passThrough(request, path, 'signOut', AUTH_BODY_LIMIT);
+          const { response, sent, body } = await passThrough(request, target, path, 'signOut', AUTH_BODY_LIMIT);
           // devise reads the credential from the headers, else from the body (the JavaScript tutorial's form).
           const params = jsonObject(body);
           const credential = credentialFromHeaders((name) => sent.get(name) ?? (typeof params[name] === 'string' ? params[name] : null));
-          if (credential) await front.verified.forget(frontTarget(runtime, request).cacheNamespace, credential);
+          if (credential) await front.verified.forget(target.cacheNamespace, credential);
           endResponse(response);
         } else {
-          endResponse((await passThrough(request, path, 'graphql', runtime.config.limits.maxBodyBytes)).response);
+          endResponse((await passThrough(request, target, path, 'graphql', runtime.config.limits.maxBodyBytes)).response);
         }
       } catch (error) {
         endResponse(errorResponse(error));

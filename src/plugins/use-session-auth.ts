@@ -8,6 +8,7 @@ import { OperationTypeNode, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { bearerKey } from '../credentials/service-accounts';
 import { clientAddress } from '../protection/client-address';
+import { overLimit } from '../protection/rate-limiter';
 import { credentialFromHeaders } from '../credentials/types';
 import { findGatewayError, gatewayError, GatewayError } from '../errors';
 import { credentialDigest } from '../front/verified-credentials';
@@ -55,7 +56,6 @@ function newState(request: Request, runtime: GatewayRuntime, serverContext: unkn
 export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayContext> {
   const { config, sessions, log, metrics, serviceAccounts } = runtime;
   const anonymousFields = new Set([...ANONYMOUS_FIELDS, ...(config.production ? [] : DEVELOPMENT_ANONYMOUS_FIELDS)]);
-  const anonymousTarget = (request: Request) => frontTarget(runtime, request);
 
   /** `Authorization: Bearer <api key>`: the account's shared credential, within its rate limit. */
   const serviceAccountIdentity = async (header: string): Promise<ServiceAccountIdentity | GatewayError> => {
@@ -67,11 +67,7 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
       return gatewayError('UNAUTHENTICATED', 'Unknown API key.');
     }
     const decision = await runtime.rateLimits.hit(`account:${account.name}`, account.requestsPerMinute, RATE_WINDOW_MS);
-    if (!decision.allowed) {
-      log.rateLimited({ limit: 'service-account' });
-      metrics.rateLimited('service-account');
-      return gatewayError('RATE_LIMITED', undefined, { headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)) } });
-    }
+    if (!decision.allowed) return overLimit(runtime, 'service-account', decision);
     try {
       return { kind: 'service-account', account, lease: await serviceAccounts.credentials.lease(account) };
     } catch (error) {
@@ -80,10 +76,10 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
   };
 
   /** The drop-in front: the client's own credential, trusted by caches once the upstream accepted it. */
-  const dropInIdentity = async (request: Request, dropIn: DropInState): Promise<DropInIdentity | undefined> => {
-    const presented = credentialFromHeaders((name) => request.headers.get(name));
+  const dropInIdentity = async (context: GatewayContext, dropIn: DropInState): Promise<DropInIdentity | undefined> => {
+    const presented = credentialFromHeaders((name) => context.request.headers.get(name));
     if (!presented) return undefined;
-    const expiry = await runtime.front.verified.check(frontTarget(runtime, request).cacheNamespace, presented);
+    const expiry = await runtime.front.verified.check(context.upstream.cacheNamespace, presented);
     const credential = expiry ? { ...presented, expiry: Number(expiry) } : presented;
     dropIn.presented = credential;
     return { kind: 'drop-in', credential, verified: expiry !== undefined };
@@ -101,7 +97,7 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
         state = newState(request, runtime, context);
         attachState(request, state);
       }
-      extendContext({ gateway: runtime, state, upstream: anonymousTarget(request) });
+      extendContext({ gateway: runtime, state, upstream: frontTarget(runtime, request) });
     },
 
     async onExecute({ args, extendContext, setResultAndStopExecution }) {
@@ -123,7 +119,7 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
           const type = context.state.executed.operation.operation === OperationTypeNode.MUTATION ? 'Mutation' : 'Query';
           return refuse(gatewayError('GRAPHQL_VALIDATION_FAILED', `Cannot query field "${foreign}" on type "${type}".`));
         }
-        const identity = await dropInIdentity(context.request, dropIn);
+        const identity = await dropInIdentity(context, dropIn);
         // Without a credential in the headers the front passed the request through (useDropInFront).
         if (!identity) return refuse(gatewayError('UNAUTHENTICATED'));
         extendContext({ identity, identityKey: `front:${credentialDigest(identity.credential)}` });

@@ -5,6 +5,9 @@
  * admitted requests are counted, so a client that waits for `Retry-After` gets through.
  */
 import type { Redis } from 'ioredis';
+import { gatewayError, type GatewayError } from '../errors';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -16,6 +19,13 @@ export interface RateLimitStore {
   readonly kind: 'memory' | 'redis';
   /** Admits and counts one request under `key` if fewer than `limit` were admitted in the last `windowMs`. */
   hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+}
+
+/** A refusal over the limit `limit`: logged, counted, RATE_LIMITED with Retry-After (never the identifier). */
+export function overLimit(observers: { readonly log: LogEvents; readonly metrics: GatewayMetrics }, limit: string, decision: RateDecision): GatewayError {
+  observers.log.rateLimited({ limit });
+  observers.metrics.rateLimited(limit);
+  return gatewayError('RATE_LIMITED', undefined, { headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)) } });
 }
 
 /** `sgw:rate:{<key>}:<window number>`: both windows of a key share its hash tag. */

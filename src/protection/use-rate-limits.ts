@@ -15,10 +15,10 @@ import { createHash } from 'node:crypto';
 import { Store, useRateLimiter, type Identity } from '@envelop/rate-limiter';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimit } from '../config';
-import { gatewayError, GatewayError } from '../errors';
+import { gatewayError } from '../errors';
 import type { GatewayContext } from '../plugins/context';
 import type { GatewayRuntime } from '../runtime';
-import type { RateLimitStore } from './rate-limiter';
+import { overLimit, type RateLimitStore } from './rate-limiter';
 
 /** The identifier of callers a rule does not limit (the library's field identity ends with it). */
 const EXEMPT = '\0exempt';
@@ -27,9 +27,9 @@ class CountingStore extends Store {
   constructor(
     private readonly name: string,
     private readonly limit: RateLimit,
+    /** runtime.rateLimits (fails open by itself) or runtime.rateLimitsFailClosed (throws while Redis is away). */
     private readonly counter: RateLimitStore,
     private readonly runtime: GatewayRuntime,
-    private readonly failClosed: boolean,
   ) {
     super();
   }
@@ -42,18 +42,10 @@ class CountingStore extends Store {
     try {
       decision = await this.counter.hit(key, this.limit.max, this.limit.windowMs);
     } catch (error) {
-      if (error instanceof GatewayError) throw error;
-      if (this.failClosed) {
-        this.runtime.sessionStoreHealth.failed(error);
-        throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
-      }
-      return [];
+      this.runtime.sessionStoreHealth.failed(error);
+      throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
     }
-    if (!decision.allowed) {
-      this.runtime.log.rateLimited({ limit: this.name });
-      this.runtime.metrics.rateLimited(this.name);
-      throw gatewayError('RATE_LIMITED', undefined, { headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)) } });
-    }
+    if (!decision.allowed) throw overLimit(this.runtime, this.name, decision);
     return [];
   }
 
@@ -72,25 +64,25 @@ export interface RateLimitsOptions {
 export function useRateLimits({ runtime }: RateLimitsOptions): Plugin<GatewayContext>[] {
   const { limits } = runtime.config;
   const address = (context: GatewayContext) => context.state.clientAddress ?? 'unknown';
-  const rule = (name: string, limit: RateLimit, counter: RateLimitStore, failClosed: boolean, config: { type: string; field: string; identifyFn: (context: GatewayContext, args: Record<string, unknown>) => string }) =>
+  const rule = (name: string, limit: RateLimit, counter: RateLimitStore, config: { type: string; field: string; identifyFn: (context: GatewayContext, args: Record<string, unknown>) => string }) =>
     useRateLimiter({
       identifyFn: () => name,
-      store: new CountingStore(name, limit, counter, runtime, failClosed),
+      store: new CountingStore(name, limit, counter, runtime),
       configByField: [{ ...config, identifyFn: (context, args) => config.identifyFn(context as GatewayContext, args), max: limit.max, window: window(limit) }],
     }) as unknown as Plugin<GatewayContext>;
 
   return [
-    rule('login-email', limits.login, runtime.rateLimitsFailClosed, true, {
+    rule('login-email', limits.login, runtime.rateLimitsFailClosed, {
       type: 'Mutation',
       field: 'login',
       identifyFn: (context, args) => `${address(context)}\0${emailOf(args)}`,
     }),
-    rule('login-address', limits.loginPerAddress, runtime.rateLimitsFailClosed, true, {
+    rule('login-address', limits.loginPerAddress, runtime.rateLimitsFailClosed, {
       type: 'Mutation',
       field: 'login',
       identifyFn: (context) => address(context),
     }),
-    rule('session', limits.session, runtime.rateLimits, false, {
+    rule('session', limits.session, runtime.rateLimits, {
       type: '{Query,Mutation}',
       field: '*',
       identifyFn: (context) => (context.identity?.kind === 'session' ? context.identity.session.key : EXEMPT),
