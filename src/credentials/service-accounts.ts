@@ -93,6 +93,7 @@ export class ServiceAccountCredentials {
     const state = await this.readShared(account);
     const lease = this.usable(account, state.sealed);
     if (lease) return lease;
+    this.throwIfBackingOff(state);
     return this.signInOnce(account, state.sealed ? 'expired' : 'missing');
   }
 
@@ -103,28 +104,20 @@ export class ServiceAccountCredentials {
   async renew(account: ServiceAccount, refused: CredentialLease): Promise<CredentialLease> {
     const copy = this.copyOf(account.name);
     if (copy.lease?.sealed === refused.sealed) delete copy.lease;
-    try {
-      await this.options.store.discard(account.name, refused.sealed);
-      this.options.storeHealth.ok();
-    } catch (error) {
-      this.options.storeHealth.failed(error);
-    }
+    await this.shared(() => this.options.store.discard(account.name, refused.sealed));
     const state = await this.readShared(account);
     const lease = state.sealed !== refused.sealed ? this.usable(account, state.sealed) : undefined;
-    return lease ?? this.signInOnce(account, 'refused', refused.sealed);
+    if (lease) return lease;
+    this.throwIfBackingOff(state);
+    return this.signInOnce(account, 'refused', refused.sealed);
   }
 
   /** Keeps a token the upstream rotated, unless a newer one was stored meanwhile. */
   async rotated(account: ServiceAccount, before: CredentialLease, next: UpstreamCredential): Promise<CredentialLease | undefined> {
     const sealed = this.options.cipher.seal(next, accountKeys.credential(account.name));
     const lease = { credential: next, sealed };
-    try {
-      const kept = await this.options.store.replace(account.name, before.sealed, sealed);
-      this.options.storeHealth.ok();
-      if (!kept) return undefined;
-    } catch (error) {
-      this.options.storeHealth.failed(error);
-    }
+    // Unreachable store (undefined): this process keeps the token for itself.
+    if ((await this.shared(() => this.options.store.replace(account.name, before.sealed, sealed))) === false) return undefined;
     const copy = this.copyOf(account.name);
     if (!copy.lease || copy.lease.sealed === before.sealed) copy.lease = lease;
     return lease;
@@ -136,17 +129,29 @@ export class ServiceAccountCredentials {
     return copy;
   }
 
-  /** The shared state, or this process's own copy while the store cannot be reached. */
-  private async readShared(account: ServiceAccount): Promise<AccountState> {
+  /** A store command; undefined (and the outage noted) when the store cannot be reached. */
+  private async shared<T>(command: () => Promise<T>): Promise<T | undefined> {
     try {
-      const state = await this.options.store.read(account.name);
+      const result = await command();
       this.options.storeHealth.ok();
-      return state;
+      return result;
     } catch (error) {
       this.options.storeHealth.failed(error);
-      const copy = this.copyOf(account.name);
-      return { ...(copy.lease ? { sealed: copy.lease.sealed } : {}), ...(copy.backoff ? { backoff: copy.backoff } : {}) };
+      return undefined;
     }
+  }
+
+  /** The shared state, or this process's own copy while the store cannot be reached. */
+  private async readShared(account: ServiceAccount): Promise<AccountState> {
+    const state = await this.shared(() => this.options.store.read(account.name));
+    if (state) return state;
+    const copy = this.copyOf(account.name);
+    return { ...(copy.lease ? { sealed: copy.lease.sealed } : {}), ...(copy.backoff ? { backoff: copy.backoff } : {}) };
+  }
+
+  /** Nobody signs in while a failed sign-in's backoff runs: the caller gets its error. */
+  private throwIfBackingOff(state: AccountState): void {
+    if (state.backoff && state.backoff.until > this.clock()) throw this.backoffError(state.backoff);
   }
 
   private usable(account: ServiceAccount, sealed: string | undefined): CredentialLease | undefined {
@@ -179,13 +184,14 @@ export class ServiceAccountCredentials {
     return flight;
   }
 
-  /** `refused`: the sealed credential the upstream refused (any other usable one will do). */
+  /**
+   * Callers checked the backoff in the state they read. `refused`: the sealed credential the
+   * upstream refused (any other usable one will do).
+   */
   private async signInShared(account: ServiceAccount, reason: 'missing' | 'expired' | 'refused', refused?: string): Promise<CredentialLease> {
     const { locks, lockMs } = this.options;
     const lockKey = accountKeys.signInLock(account.name);
     for (let round = 0; ; round++) {
-      const { backoff } = await this.readShared(account);
-      if (backoff && backoff.until > this.clock()) throw this.backoffError(backoff);
       const token = randomBytes(12).toString('base64url');
       const held = round >= MAX_WAITS ? token : await locks.acquireLock(lockKey, lockMs, token);
       if (held) {
@@ -194,7 +200,7 @@ export class ServiceAccountCredentials {
           const state = await this.readShared(account);
           const fresh = state.sealed === refused ? undefined : this.usable(account, state.sealed);
           if (fresh) return fresh;
-          if (state.backoff && state.backoff.until > this.clock()) throw this.backoffError(state.backoff);
+          this.throwIfBackingOff(state);
           return await this.signInNow(account, reason, state.backoff);
         } finally {
           if (round < MAX_WAITS) await locks.releaseLock(lockKey, token);
@@ -204,7 +210,7 @@ export class ServiceAccountCredentials {
       const state = await this.readShared(account);
       const lease = state.sealed === refused ? undefined : this.usable(account, state.sealed);
       if (lease) return lease;
-      if (state.backoff && state.backoff.until > this.clock()) throw this.backoffError(state.backoff);
+      this.throwIfBackingOff(state);
     }
   }
 
@@ -226,7 +232,7 @@ export class ServiceAccountCredentials {
       metrics.accountSignIn(account.name, outcome.code === 'UNAUTHENTICATED' ? 'refused' : 'failed');
       log.accountSignInFailed({ account: account.name, environment: account.environment, code: outcome.code, failures, retryInMs: delay });
       // The failure count outlives the delay, so repeated failures keep doubling it.
-      await store.recordFailure(account.name, backoff, delay + BACKOFF_MAX_MS).catch((error: unknown) => this.options.storeHealth.failed(error));
+      await this.shared(() => store.recordFailure(account.name, backoff, delay + BACKOFF_MAX_MS));
       throw this.backoffError(backoff);
     }
     const { credential } = outcome;
@@ -237,12 +243,7 @@ export class ServiceAccountCredentials {
     delete copy.backoff;
     metrics.accountSignIn(account.name, 'ok');
     log.accountSignedIn({ account: account.name, environment: account.environment, reason });
-    try {
-      await store.write(account.name, sealed, Math.max(1, lifetime));
-      this.options.storeHealth.ok();
-    } catch (error) {
-      this.options.storeHealth.failed(error);
-    }
+    await this.shared(() => store.write(account.name, sealed, Math.max(1, lifetime)));
     return lease;
   }
 
