@@ -131,6 +131,7 @@ export const sessionResolvers = {
       context.identityKey = created.session.key;
       context.upstream = target;
       gateway.log.loginSucceeded({ environment, uid: credential.uid });
+      gateway.metrics.session('login');
       return sessionView(created.session);
     },
 
@@ -143,6 +144,7 @@ export const sessionResolvers = {
       state.setCookies.push(clearSessionCookie(gateway.config.cookieSecure));
       const upstreamSignOut = await signOutUpstream(context, session.environment, session.credential);
       gateway.log.logout({ environment: session.environment, upstreamSignOut });
+      gateway.metrics.session('logout');
       return true;
     },
   },

@@ -122,7 +122,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   }
   const caches = createCaches({ config, store: cacheStore, health: cacheHealth, metrics, log, clock });
 
-  const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log });
+  const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics });
   const serviceAccounts = createServiceAccounts({
     config, cipher, upstreams, upstreamFetch, log, metrics, clock,
     locks: caches.store,

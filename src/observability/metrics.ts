@@ -2,10 +2,16 @@
  * The gateway's Prometheus metrics, on one registry per gateway (tests get a fresh one each).
  * Label values come from bounded sets only: cache names, results, schema operation names.
  */
-import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Environment } from '../config';
 
 export type CacheName = 'definitions' | 'statements' | 'pdf';
 export type CacheResult = 'hit' | 'miss' | 'stale';
+export type UpstreamOutcome = 'ok' | 'error' | 'timeout';
+export type SessionEvent = 'login' | 'logout' | 'expired' | 'rejected';
+
+/** Seconds: from a 5 ms answer on loopback to the 10 s default upstream timeout. */
+export const UPSTREAM_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -21,6 +27,15 @@ export interface GatewayMetrics {
   accountSignIn(account: string, outcome: 'ok' | 'refused' | 'failed'): void;
   /** A request with an API key that names no service account. */
   apiKeyRejected(): void;
+  /**
+   * The contract's `statement_gateway_upstream_request_duration_seconds{environment, operation,
+   * outcome}`: one upstream HTTP call, until its answer's headers (or its failure).
+   */
+  upstreamRequest(environment: Environment, operation: string, outcome: UpstreamOutcome, seconds: number): void;
+  /** The contract's `statement_gateway_sessions_total{event}`. */
+  session(event: SessionEvent): void;
+  /** One error in a GraphQL answer, by its contract code. */
+  graphqlError(code: string): void;
 }
 
 export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
@@ -61,10 +76,30 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     help: 'Requests whose API key names no service account (UNAUTHENTICATED).',
     registers: [registry],
   });
+  const upstreamDuration = new Histogram({
+    name: 'statement_gateway_upstream_request_duration_seconds',
+    help: 'Upstream HTTP calls until the answer headers, by environment, operation (the upstream operation: a root field, signIn, signOut, graphql for the drop-in pass-through) and outcome (ok: any answer below 500; error: refused or 5xx; timeout).',
+    labelNames: ['environment', 'operation', 'outcome'] as const,
+    buckets: UPSTREAM_DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const sessions = new Counter({
+    name: 'statement_gateway_sessions_total',
+    help: 'Browser session events: login, logout, expired (idle or absolute timeout reached), rejected (unknown or malformed cookie, or the upstream refused the credential).',
+    labelNames: ['event'] as const,
+    registers: [registry],
+  });
+  const graphqlErrors = new Counter({
+    name: 'statement_gateway_graphql_errors_total',
+    help: 'Errors in GraphQL answers, by contract code.',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
   // Zero series from the start, so rates and dashboards have every combination.
   for (const cache of ['definitions', 'statements', 'pdf'] as const) {
-    for (const result of ['hit', 'miss', 'stale'] as const) lookups.labels(cache, result);
+    for (const result of ['hit', 'miss', 'stale'] as const) lookups.labels(cache, result).inc(0);
   }
+  for (const event of ['login', 'logout', 'expired', 'rejected'] as const) sessions.labels(event).inc(0);
   return {
     registry,
     cacheLookup: (cache, result, count = 1) => lookups.labels(cache, result).inc(count),
@@ -73,5 +108,8 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     rateLimited: (limit) => rateLimited.labels(limit).inc(),
     accountSignIn: (account, outcome) => accountSignIns.labels(account, outcome).inc(),
     apiKeyRejected: () => keyRejections.inc(),
+    upstreamRequest: (environment, operation, outcome, seconds) => upstreamDuration.labels(environment, operation, outcome).observe(seconds),
+    session: (event) => sessions.labels(event).inc(),
+    graphqlError: (code) => graphqlErrors.labels(code).inc(),
   };
 }

@@ -1,4 +1,5 @@
-/** `GET /metrics`: the registry in Prometheus text format. */
+/** `GET /metrics` (the registry in Prometheus text format) and the standard GraphQL metrics. */
+import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayMetrics } from './metrics';
 
@@ -17,4 +18,34 @@ export function useMetricsEndpoint({ metrics, path = '/metrics' }: MetricsEndpoi
       payload.endResponse(new Response(body, { status: 200, headers: { 'content-type': contentType, 'cache-control': 'no-store' } }));
     },
   };
+}
+
+/**
+ * graphql-yoga's Prometheus plugin (envelop's metrics): operations, their duration, each phase's
+ * duration, errors by phase, and HTTP durations by method and status. Every label that a client
+ * chooses freely is off (operation name, error path, URL), so the series stay bounded; the
+ * summary and the schema-change and deprecated-field counters are off as well (cost, no use).
+ */
+export function useGraphqlMetrics({ metrics }: { readonly metrics: GatewayMetrics }): Plugin {
+  return usePrometheus({
+    registry: metrics.registry,
+    endpoint: false,
+    skipIntrospection: true,
+    labels: { operationName: false, path: false, url: false, fieldName: false, typeName: false, returnType: false },
+    metrics: {
+      graphql_envelop_request: true,
+      graphql_envelop_request_duration: true,
+      graphql_envelop_request_time_summary: false,
+      graphql_envelop_phase_parse: true,
+      graphql_envelop_phase_validate: true,
+      graphql_envelop_phase_context: true,
+      graphql_envelop_phase_execute: true,
+      graphql_envelop_phase_subscribe: false,
+      graphql_envelop_error_result: true,
+      graphql_envelop_deprecated_field: false,
+      graphql_envelop_schema_change: false,
+      graphql_envelop_execute_resolver: false,
+      graphql_yoga_http_duration: true,
+    },
+  });
 }

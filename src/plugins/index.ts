@@ -9,7 +9,7 @@ import { FRONT_GRAPHQL_PATH, useDropInFront } from '../front/use-drop-in-front';
 import { useQueryLimits } from '../protection/use-query-limits';
 import { useRateLimits } from '../protection/use-rate-limits';
 import { useHealth } from '../observability/use-health';
-import { useMetricsEndpoint } from '../observability/use-metrics';
+import { useGraphqlMetrics, useMetricsEndpoint } from '../observability/use-metrics';
 import type { GatewayRuntime } from '../runtime';
 import type { GatewayContext } from './context';
 import { useCredentialBroker } from './use-credential-broker';
@@ -23,6 +23,8 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // HTTP routes answered before any GraphQL work: liveness, readiness and metrics.
     useHealth({ runtime }) as MeshPlugin<GatewayContext>,
     useMetricsEndpoint({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
+    // The standard GraphQL metrics (requests, phases, errors, HTTP durations) on the same registry.
+    useGraphqlMetrics({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
     // The drop-in front (/v2/...): sign-in, sign-out and credential-less GraphQL passed through;
     // its GraphQL answers get the upstream's credential headers (or refusal) on the way out.
     useDropInFront({ runtime }) as MeshPlugin<GatewayContext>,

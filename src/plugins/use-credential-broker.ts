@@ -33,6 +33,7 @@ async function refuseSession(context: GatewayContext, identity: SessionIdentity,
   if (ended) {
     context.state.setCookies.push(clearSessionCookie(config.cookieSecure));
     log.sessionRejected({ reason: 'upstream-refused' });
+    context.gateway.metrics.session('rejected');
   }
   throw (context.state.upstreamFailure = gatewayError('UNAUTHENTICATED'));
 }

@@ -94,6 +94,7 @@ export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
   const mapResult = (result: ResultLike, state: RequestState | undefined): ResultLike => {
     if (!result.errors?.length) return result;
     const errors = result.errors.map((error) => mapError(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message), { originalError: error as Error }), state));
+    for (const error of errors) runtime.metrics.graphqlError(String(error.extensions.code));
     return { ...result, errors: state?.dropIn ? errors.map(asUpstreamWould) : errors };
   };
 

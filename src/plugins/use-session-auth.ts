@@ -153,6 +153,9 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
           return;
         }
         log.sessionRejected({ reason: result.status });
+        // An id the store no longer holds is almost always a session past its idle or absolute
+        // end (the store cannot tell a forged well-formed id apart): counted as expired.
+        runtime.metrics.session(result.status === 'malformed' ? 'rejected' : 'expired');
         context.state.setCookies.push(clearSessionCookie(config.cookieSecure));
       } else {
         const authorization = context.request.headers.get('authorization');

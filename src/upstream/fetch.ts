@@ -6,6 +6,7 @@
 import type { Environment } from '../config';
 import { gatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics, UpstreamOutcome } from '../observability/metrics';
 
 export interface UpstreamCall {
   readonly environment: Environment;
@@ -18,6 +19,7 @@ export type UpstreamFetch = (url: string, init: RequestInit, call: UpstreamCall)
 export interface UpstreamFetchOptions {
   readonly timeoutMs: number;
   readonly log: LogEvents;
+  readonly metrics: GatewayMetrics;
   readonly fetch?: typeof globalThis.fetch;
 }
 
@@ -26,19 +28,24 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
   return async (url, init, call) => {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    const started = performance.now();
+    const observe = (outcome: UpstreamOutcome) => options.metrics.upstreamRequest(call.environment, call.operation, outcome, (performance.now() - started) / 1000);
     let response: Response;
     try {
       response = await fetchFn(url, { ...init, signal, redirect: 'manual' });
     } catch (error) {
       const timedOut = timeout.aborted;
+      observe(timedOut ? 'timeout' : 'error');
       options.log.upstreamFailed({ ...call, reason: timedOut ? 'timeout' : 'refused' });
       throw gatewayError('UPSTREAM_UNAVAILABLE', undefined, { cause: error });
     }
     if (response.status >= 500) {
+      observe('error');
       await response.body?.cancel().catch(() => undefined);
       options.log.upstreamFailed({ ...call, reason: 'status', status: response.status });
       throw gatewayError('UPSTREAM_UNAVAILABLE');
     }
+    observe('ok');
     return response;
   };
 }
