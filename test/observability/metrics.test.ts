@@ -9,7 +9,7 @@ import { buildSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { signedInUser } from '../helpers/cache';
 import { Browser, useGatewayBehindRecordingProxy } from '../helpers/gateway';
-import { scrape } from '../helpers/metrics';
+import { scrape, type Scrape } from '../helpers/metrics';
 
 const setup = useGatewayBehindRecordingProxy({ UPSTREAM_TIMEOUT_MS: '800' });
 const { sandbox, gateway } = setup;
@@ -100,7 +100,7 @@ describe('/metrics', () => {
   });
 
   it('counts session events: login, logout, expired and rejected', async () => {
-    const sessions = (scrape: Awaited<ReturnType<typeof import('../helpers/metrics').scrape>>, event: string) => scrape.sum('statement_gateway_sessions_total', { event });
+    const sessions = (metrics: Scrape, event: string) => metrics.sum('statement_gateway_sessions_total', { event });
     const before = await scrape(gateway.current.url);
     const user = await signedInUser(gateway.current.url, sandbox.url, { count: 0 });
     const name = user.browser.cookie?.split('=')[0] ?? '';
