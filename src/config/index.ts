@@ -135,6 +135,7 @@ const schema = z
     RATE_LIMIT_SESSION: rate('600/1m'),
     MAX_BODY_BYTES: integer(1024 * 1024, 1024, 64 * 1024 * 1024),
     GRAPHQL_INTROSPECTION: flag,
+    OPS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters (openssl rand -hex 24)').optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     NODE_ENV: z.string().default('development'),
   })
@@ -182,6 +183,11 @@ export interface GatewayConfig {
   readonly limits: LimitsConfig;
   readonly logLevel: string;
   readonly production: boolean;
+  /**
+   * The `/ops` page's token (HTTP Basic password or Bearer). Without one the page answers loopback
+   * clients only.
+   */
+  readonly opsToken?: string;
 }
 
 export interface RateLimit {
@@ -269,5 +275,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
+    opsToken: e.OPS_TOKEN,
   };
 }

@@ -9,6 +9,7 @@ import { FRONT_GRAPHQL_PATH, useDropInFront } from '../front/use-drop-in-front';
 import { useQueryLimits } from '../protection/use-query-limits';
 import { useRateLimits } from '../protection/use-rate-limits';
 import { useHealth } from '../observability/use-health';
+import { useOpsPage } from '../observability/ops/use-ops-page';
 import { useGraphqlMetrics, useMetricsEndpoint } from '../observability/use-metrics';
 import type { GatewayRuntime } from '../runtime';
 import type { GatewayContext } from './context';
@@ -20,9 +21,11 @@ import { useSessionAuth } from './use-session-auth';
 
 export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayContext>[] {
   return [
-    // HTTP routes answered before any GraphQL work: liveness, readiness and metrics.
+    // HTTP routes answered before any GraphQL work: liveness, readiness, metrics and /ops.
     useHealth({ runtime }) as MeshPlugin<GatewayContext>,
     useMetricsEndpoint({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
+    // The /ops page (token or loopback only) and its data.
+    useOpsPage({ metrics: runtime.metrics, token: runtime.config.opsToken, clock: runtime.clock }) as MeshPlugin<GatewayContext>,
     // The standard GraphQL metrics (requests, phases, errors, HTTP durations) on the same registry.
     useGraphqlMetrics({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
     // The drop-in front (/v2/...): sign-in, sign-out and credential-less GraphQL passed through;

@@ -1,0 +1,135 @@
+// The /ops page: polls /ops/data (cumulative counts) and charts the differences between samples.
+(() => {
+  'use strict';
+  const HISTORY = 90;
+  const every = Math.max(1, Number(new URLSearchParams(location.search).get('every')) || 2) * 1000;
+  const CACHES = ['definitions', 'statements', 'pdf'];
+  const COLORS = { definitions: '#2e86de', statements: '#10ac84', pdf: '#ee5253', p50: '#54a0ff', p95: '#ff9f43', ok: '#10ac84', error: '#ee5253', timeout: '#f368e0', errors: '#ee5253' };
+  const samples = [];
+
+  const time = (ms) => new Date(ms).toLocaleTimeString([], { hour12: false });
+  const served = (c) => c.hit + c.stale;
+  const lookups = (c) => c.hit + c.miss + c.stale;
+  const percent = (part, whole) => (whole > 0 ? (100 * part) / whole : null);
+
+  /** Like PromQL's histogram_quantile: linear inside the bucket where the rank falls. */
+  function quantile(q, buckets, total) {
+    if (total <= 0) return null;
+    const rank = q * total;
+    let previousLe = 0;
+    let previousCount = 0;
+    for (const { le, count } of buckets) {
+      if (count >= rank) {
+        const inBucket = count - previousCount;
+        return inBucket > 0 ? previousLe + ((le - previousLe) * (rank - previousCount)) / inBucket : le;
+      }
+      previousLe = le;
+      previousCount = count;
+    }
+    return previousLe; // beyond the last finite bucket
+  }
+
+  /** The upstream figures between two samples (or since start when there is one). */
+  function upstreamWindow(first, last) {
+    const before = new Map((first === last ? [] : first.upstream).map((u) => [`${u.environment}/${u.operation}`, u]));
+    return last.upstream.map((u) => {
+      const b = before.get(`${u.environment}/${u.operation}`);
+      const calls = { ok: u.calls.ok - (b?.calls.ok ?? 0), error: u.calls.error - (b?.calls.error ?? 0), timeout: u.calls.timeout - (b?.calls.timeout ?? 0) };
+      const buckets = u.buckets.map((bucket, i) => ({ le: bucket.le, count: bucket.count - (b?.buckets[i]?.count ?? 0) }));
+      const total = calls.ok + calls.error + calls.timeout;
+      const label = u.environment === 'sandbox' ? u.operation : `${u.operation} (${u.environment})`;
+      return { label, calls, total, p50: quantile(0.5, buckets, total), p95: quantile(0.95, buckets, total) };
+    }).filter((u) => u.total > 0);
+  }
+
+  const baseOptions = { animation: false, responsive: true, maintainAspectRatio: false, plugins: { legend: { position: 'bottom' } } };
+  let charts;
+  function createCharts() {
+    const line = (id, datasets, yMax) => new Chart(document.getElementById(id), {
+      type: 'line',
+      data: { labels: [], datasets },
+      options: { ...baseOptions, spanGaps: true, scales: { y: { beginAtZero: true, ...(yMax ? { max: yMax } : {}) } } },
+    });
+    const bar = (id, datasets, stacked) => new Chart(document.getElementById(id), {
+      type: 'bar',
+      data: { labels: [], datasets },
+      options: { ...baseOptions, scales: { x: { stacked }, y: { beginAtZero: true, stacked } } },
+    });
+    charts = {
+      hitRate: line('chart-hit-rate', CACHES.map((cache) => ({ label: cache, data: [], borderColor: COLORS[cache], backgroundColor: COLORS[cache], tension: 0.2, pointRadius: 2 })), 100),
+      latency: bar('chart-latency', ['p50', 'p95'].map((q) => ({ label: q, data: [], backgroundColor: COLORS[q] })), false),
+      upstream: bar('chart-upstream', ['ok', 'error', 'timeout'].map((outcome) => ({ label: outcome, data: [], backgroundColor: COLORS[outcome] })), true),
+      errors: bar('chart-errors', [{ label: 'errors', data: [], backgroundColor: COLORS.errors }], false),
+    };
+  }
+
+  function setTile(id, value, text) {
+    const element = document.getElementById(id);
+    element.dataset.value = value === null ? '' : String(value);
+    element.textContent = text;
+  }
+
+  function render() {
+    const last = samples[samples.length - 1];
+    const first = samples[0];
+    // Tiles: since the process started, except requests/s (the last interval).
+    for (const cache of CACHES) {
+      const rate = percent(served(last.caches[cache]), lookups(last.caches[cache]));
+      setTile(`tile-hit-${cache}`, rate, rate === null ? '–' : `${rate.toFixed(1)} %`);
+    }
+    const previous = samples[samples.length - 2];
+    const rps = previous ? ((last.requests - previous.requests) * 1000) / Math.max(1, last.at - previous.at) : null;
+    setTile('tile-requests', rps, rps === null ? '–' : rps.toFixed(1));
+    const failed = last.upstream.reduce((sum, u) => sum + u.calls.error + u.calls.timeout, 0);
+    setTile('tile-upstream-errors', failed, String(failed));
+    const limited = Object.values(last.rateLimited).reduce((sum, n) => sum + n, 0);
+    setTile('tile-rate-limited', limited, String(limited));
+
+    // Hit rate per interval: one point per sample after the first.
+    const hit = charts.hitRate;
+    hit.data.labels = samples.slice(1).map((s) => time(s.at));
+    CACHES.forEach((cache, index) => {
+      hit.data.datasets[index].data = samples.slice(1).map((s, i) => {
+        const before = samples[i].caches[cache];
+        const now = s.caches[cache];
+        return percent(served(now) - served(before), lookups(now) - lookups(before));
+      });
+    });
+    hit.update();
+
+    const window = upstreamWindow(first, last);
+    charts.latency.data.labels = window.map((u) => u.label);
+    charts.latency.data.datasets[0].data = window.map((u) => (u.p50 === null ? null : u.p50 * 1000));
+    charts.latency.data.datasets[1].data = window.map((u) => (u.p95 === null ? null : u.p95 * 1000));
+    charts.latency.update();
+    charts.upstream.data.labels = window.map((u) => u.label);
+    ['ok', 'error', 'timeout'].forEach((outcome, index) => { charts.upstream.data.datasets[index].data = window.map((u) => u.calls[outcome]); });
+    charts.upstream.update();
+
+    const codes = Object.keys(last.errors).filter((code) => last.errors[code] - (first === last ? 0 : first.errors[code] ?? 0) > 0).sort();
+    charts.errors.data.labels = codes;
+    charts.errors.data.datasets[0].data = codes.map((code) => last.errors[code] - (first === last ? 0 : first.errors[code] ?? 0));
+    charts.errors.update();
+  }
+
+  async function poll() {
+    const status = document.getElementById('status');
+    try {
+      const response = await fetch('/ops/data', { cache: 'no-store', credentials: 'same-origin' });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      samples.push(await response.json());
+      if (samples.length > HISTORY) samples.shift();
+      render();
+      status.className = '';
+      status.textContent = `Updated ${time(samples[samples.length - 1].at)} · every ${every / 1000} s`;
+    } catch (error) {
+      status.className = 'error';
+      status.textContent = `Cannot read /ops/data (${error.message}); retrying`;
+    } finally {
+      setTimeout(poll, every);
+    }
+  }
+
+  createCharts();
+  void poll();
+})();
