@@ -157,6 +157,9 @@ const schema = z
     }
   });
 
+/** Every variable the gateway reads (the service-account password variables aside). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.innerType().shape);
+
 export type Environment = 'sandbox' | 'production';
 export const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'production'];
 

@@ -1,0 +1,241 @@
+/**
+ * The deployment files, checked as far as this machine can without a Docker engine: the Grafana
+ * dashboard and the alert rules query only metrics (and labels) that `/metrics` really exposes;
+ * the compose file parses and wires what the README says; every file the Dockerfile copies
+ * exists; nginx accepts its configuration (`nginx -t`).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { CONFIG_VARIABLES } from '../../src/config';
+import { signedInUser } from '../helpers/cache';
+import { useGatewayOnEmulators } from '../helpers/gateway';
+import { scrape, type Scrape } from '../helpers/metrics';
+
+const ROOT = path.resolve(__dirname, '../..');
+const DEPLOY = path.join(ROOT, 'deploy');
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+
+/** Labels Prometheus adds at scrape time, or histogram internals. */
+const SCRAPE_LABELS = new Set(['instance', 'job', 'le']);
+const OUR_METRIC = /^(statement_gateway_|graphql_|process_|nodejs_)/;
+const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'offset']);
+
+interface Query {
+  readonly metric: string;
+  readonly labels: string[];
+}
+
+/** The metric selectors of a PromQL expression and the label names each uses (matchers, `by`). */
+function selectors(expr: string): Query[] {
+  const found: Query[] = [];
+  const grouping = [...expr.matchAll(/\bby\s*\(([^)]*)\)/g)].flatMap((match) => (match[1] ?? '').split(',').map((name) => name.trim()).filter(Boolean));
+  for (const match of expr.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(\{([^}]*)\})?/g)) {
+    const metric = match[1] ?? '';
+    if (!OUR_METRIC.test(metric) || KEYWORDS.has(metric)) continue;
+    const matchers = [...(match[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!=|!~|=)/g)].map((entry) => entry[1] ?? '');
+    found.push({ metric, labels: [...matchers, ...grouping] });
+  }
+  return found;
+}
+
+interface Dashboard {
+  uid: string;
+  panels: { id: number; type: string; title: string; datasource?: { uid: string }; gridPos: { h: number; w: number; x: number; y: number }; targets?: { expr: string; refId: string }[] }[];
+  templating: { list: { query?: unknown }[] };
+}
+
+function dashboardExpressions(dashboard: Dashboard): string[] {
+  const panelExprs = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
+  const variableExprs = dashboard.templating.list.flatMap((variable) => {
+    const query = variable.query as { query?: string } | string | undefined;
+    return typeof query === 'object' && query?.query ? [query.query] : [];
+  });
+  return [...panelExprs, ...variableExprs];
+}
+
+/** Where a queried name lives on /metrics: its family, and the label names its series carry. */
+function exposed(metrics: Scrape, name: string): { family: boolean; labels: Set<string> | undefined } {
+  const histogramPart = /^(.*)_(bucket|count|sum)$/.exec(name);
+  const family = metrics.types.has(name) || (histogramPart !== null && metrics.types.get(histogramPart[1] ?? '') === 'histogram');
+  const series = metrics.series.filter((entry) => entry.name === name);
+  return { family, labels: series.length ? new Set(series.flatMap((entry) => Object.keys(entry.labels))) : undefined };
+}
+
+describe('the Grafana dashboard and the alert rules', () => {
+  const { sandbox, gateway } = useGatewayOnEmulators();
+  let metrics: Scrape;
+  beforeAll(async () => {
+    // Traffic through every cache and the upstream, so the labelled series exist.
+    const user = await signedInUser(gateway.current.url, sandbox.url, { count: 2 });
+    for (let round = 0; round < 2; round++) {
+      await user.browser.graphql('{ statementDefinitions { definitions { identifier } } }');
+      await user.browser.graphql('{ getStatements { statements { nodes { otxId pdf } } } }');
+      await user.browser.graphql('{ getF1099necStatements { statements { nodes { otxId } } } }');
+    }
+    await user.browser.graphql('{ nope }');
+    metrics = await scrape(gateway.current.url);
+  });
+
+  const dashboard = JSON.parse(read('deploy/grafana/statement-gateway.json')) as Dashboard;
+
+  it('is a well-formed dashboard: unique panel ids, every query on the datasource variable, panels inside the 24-column grid', () => {
+    expect(dashboard.uid).toBe('statement-gateway');
+    const ids = dashboard.panels.map((panel) => panel.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const panel of dashboard.panels) {
+      expect(panel.gridPos.x + panel.gridPos.w, panel.title).toBeLessThanOrEqual(24);
+      if (panel.type === 'row') continue;
+      expect(panel.datasource?.uid, panel.title).toBe('${datasource}');
+      expect(panel.targets?.length, panel.title).toBeGreaterThan(0);
+    }
+    const titles = dashboard.panels.map((panel) => panel.title.toLowerCase()).join(' | ');
+    for (const topic of ['hit rate per cache', 'hit rate per operation', 'upstream latency', 'upstream error rate', 'errors by code', 'rate-limit', 'sessions by event']) {
+      expect(titles).toContain(topic);
+    }
+  });
+
+  it('queries only metrics and labels that /metrics exposes', () => {
+    const queries = dashboardExpressions(dashboard).flatMap(selectors);
+    expect(queries.length).toBeGreaterThan(20);
+    const names = new Set(queries.map((query) => query.metric));
+    for (const required of ['statement_gateway_cache_lookups_total', 'statement_gateway_upstream_request_duration_seconds_bucket', 'statement_gateway_rate_limited_total', 'statement_gateway_sessions_total']) {
+      expect(names.has(required), required).toBe(true);
+    }
+    for (const query of queries) {
+      const { family, labels } = exposed(metrics, query.metric);
+      expect(family, `${query.metric} is not on /metrics`).toBe(true);
+      if (!labels) continue; // a labelled family with no series yet (e.g. no refusal so far)
+      for (const label of query.labels) {
+        if (!SCRAPE_LABELS.has(label)) expect(labels.has(label), `${query.metric} has no label ${label}`).toBe(true);
+      }
+    }
+  });
+
+  it('alerts only on metrics that /metrics exposes', () => {
+    const rules = parseYaml(read('deploy/prometheus/alerts.yml')) as { groups: { rules: { alert: string; expr: string }[] }[] };
+    const alerts = rules.groups.flatMap((group) => group.rules);
+    expect(alerts.map((rule) => rule.alert)).toEqual(expect.arrayContaining(['UpstreamErrors', 'SessionStoreUnavailable', 'CacheStoreErrors', 'DefinitionsHitRateFalling']));
+    for (const rule of alerts) {
+      for (const query of selectors(rule.expr)) {
+        const { family, labels } = exposed(metrics, query.metric);
+        expect(family, `${rule.alert}: ${query.metric}`).toBe(true);
+        for (const label of query.labels) {
+          if (labels && !SCRAPE_LABELS.has(label)) expect(labels.has(label), `${rule.alert}: ${query.metric} ${label}`).toBe(true);
+        }
+      }
+    }
+  });
+});
+
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  ports?: string[];
+  depends_on?: Record<string, unknown> | string[];
+}
+
+describe('deploy/compose.yaml', () => {
+  const compose = parseYaml(readFileSync(path.join(DEPLOY, 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
+  const services = compose.services;
+
+  it('has two gateway replicas behind nginx, a session Redis that never evicts, an evicting cache Redis, both emulators, Prometheus and Grafana', () => {
+    expect(Object.keys(services).sort()).toEqual(['emulator-production', 'emulator-sandbox', 'gateway-1', 'gateway-2', 'grafana', 'nginx', 'prometheus', 'redis-cache', 'redis-sessions']);
+    for (const name of ['gateway-1', 'gateway-2']) {
+      const gateway = services[name]!;
+      expect(gateway.build?.context).toBe('..');
+      expect(existsSync(path.resolve(DEPLOY, gateway.build?.context ?? '', gateway.build?.dockerfile ?? ''))).toBe(true);
+      const env = gateway.environment ?? {};
+      expect(env.REDIS_URL).toBe('redis://redis-sessions:6379');
+      expect(env.CACHE_REDIS_URL).toBe('redis://redis-cache:6379');
+      expect(env.UPSTREAM_SANDBOX_URL).toBe('http://emulator-sandbox:4010');
+      expect(env.UPSTREAM_PRODUCTION_URL).toBe('http://emulator-production:4010');
+      expect(env.TRUST_PROXY).toBe('1');
+      expect(env.CREDENTIAL_KEY).toMatch(/^\$\{CREDENTIAL_KEY:\?/);
+      // Every variable set is one the gateway reads (a typo would be ignored silently).
+      for (const variable of Object.keys(env)) expect(CONFIG_VARIABLES, variable).toContain(variable);
+    }
+    expect(services['redis-sessions']?.command?.join(' ')).toContain('--maxmemory-policy noeviction');
+    expect(services['redis-cache']?.command?.join(' ')).toMatch(/--maxmemory \d+mb .*--maxmemory-policy allkeys-lru/);
+    expect(services['emulator-sandbox']?.environment?.EMULATOR_ENVIRONMENT).toBe('sandbox');
+    expect(services['emulator-production']?.environment?.EMULATOR_ENVIRONMENT).toBe('production');
+    expect(services['emulator-sandbox']?.environment?.EMULATOR_HOST).toBe('0.0.0.0');
+  });
+
+  it('mounts files that exist, and Prometheus and nginx name the gateway services', () => {
+    for (const service of Object.values(services)) {
+      for (const volume of service.volumes ?? []) {
+        const source = volume.split(':')[0] ?? '';
+        if (source.startsWith('.')) expect(existsSync(path.resolve(DEPLOY, source)), volume).toBe(true);
+      }
+    }
+    const prometheus = parseYaml(read('deploy/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] };
+    const job = prometheus.scrape_configs.find((config) => config.job_name === 'statement-gateway');
+    expect(job?.static_configs.flatMap((config) => config.targets).sort()).toEqual(['gateway-1:4000', 'gateway-2:4000']);
+    const nginx = read('deploy/nginx/nginx.conf');
+    expect([...nginx.matchAll(/^\s*server\s+([\w-]+:\d+)/gm)].map((match) => match[1]).sort()).toEqual(['gateway-1:4000', 'gateway-2:4000']);
+    expect(services.grafana?.volumes).toContain('./grafana/statement-gateway.json:/var/lib/grafana/dashboards/statement-gateway.json:ro');
+  });
+
+  it('has an nginx configuration that nginx -t accepts', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nginx-'));
+    // The service names only resolve inside compose's network, and /dev/stdout is the container's
+    // log stream (here the test's stdout is a socket nginx cannot open).
+    const config = read('deploy/nginx/nginx.conf')
+      .replace(/gateway-[12]:4000/g, (name) => (name.startsWith('gateway-1') ? '127.0.0.1:4000' : '127.0.0.2:4000'))
+      .replace('/dev/stdout', path.join(dir, 'access.log'));
+    const file = path.join(dir, 'nginx.conf');
+    expect(config).not.toContain('gateway-');
+    writeFileSync(file, config);
+    // nginx -t reports on stderr; a failure throws with that report.
+    const result = spawnSync('nginx', ['-t', '-c', file, '-p', dir], { encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'] });
+    expect(result.error, 'nginx must be installed (apt-get install nginx-light)').toBeUndefined();
+    expect(result.stderr).toContain('test is successful');
+    expect(result.status, result.stderr).toBe(0);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = read('Dockerfile');
+  const ignored = read('.dockerignore').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  const stages = dockerfile.split(/^FROM /m).slice(1);
+
+  it('builds Mesh in a build stage and runs production dependencies as a non-root user with a health check', () => {
+    expect(stages.map((stage) => /\bAS (\w+)/.exec(stage.split('\n')[0] ?? '')?.[1])).toEqual(['build', 'runtime']);
+    const [build = '', runtime = ''] = stages;
+    expect(build).toMatch(/RUN npm ci\b/);
+    expect(build).toMatch(/RUN npx mesh build/);
+    expect(runtime).toMatch(/RUN npm ci --omit=dev/);
+    expect(runtime).toMatch(/COPY --from=build \/app\/\.mesh /);
+    expect(runtime).toMatch(/^USER (?!root|0\b)\w+/m);
+    expect(runtime).toMatch(/HOST=0\.0\.0\.0/);
+    expect(runtime).toMatch(/HEALTHCHECK [\s\S]*\/healthcheck/);
+    // PID 1 is node itself (exec form), so SIGTERM reaches the gateway.
+    expect(runtime).toMatch(/^CMD \["node", "--import", "tsx", "src\/main\.ts"\]$/m);
+  });
+
+  it('copies only files that exist and that .dockerignore lets through', () => {
+    const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap((match) => (match[1] ?? '').trim().split(/\s+/).slice(0, -1));
+    expect(sources.length).toBeGreaterThan(5);
+    for (const source of sources) {
+      expect(existsSync(path.join(ROOT, source)), source).toBe(true);
+      expect(ignored, source).not.toContain(source.replace(/\/$/, ''));
+    }
+    // The runtime stage copies from the build stage what the build stage has.
+    for (const match of dockerfile.matchAll(/^COPY --from=build (.+)$/gm)) {
+      for (const source of (match[1] ?? '').trim().split(/\s+/).slice(0, -1)) {
+        const relative = source.replace(/^\/app\//, '');
+        expect(relative === '.mesh' || existsSync(path.join(ROOT, relative)), source).toBe(true);
+      }
+    }
+    // Everything the gateway needs at run time is a production dependency (tsx loads the TypeScript).
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    for (const runtime of ['tsx', '@graphql-mesh/cli', 'chart.js', 'prom-client', 'ioredis']) expect(pkg.dependencies, runtime).toHaveProperty([runtime]);
+  });
+});
