@@ -96,7 +96,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   } else {
     store = createMemorySessionStore();
   }
-  const cipher = createCredentialCipher(config.credentialKey ?? randomBytes(32));
+  const cipher = createCredentialCipher(config.credentialKey ?? randomBytes(32), config.previousCredentialKeys);
   const sessions = new Sessions({
     store,
     cipher,

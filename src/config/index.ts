@@ -94,19 +94,39 @@ const origins = z
     return list.map((entry) => new URL(entry).origin);
   });
 
+/** 32 bytes in base64, exactly (Buffer.from skips characters outside the alphabet). */
+function parseKey(text: string): Buffer | undefined {
+  const trimmed = text.trim();
+  const key = Buffer.from(trimmed, 'base64');
+  if (key.length !== 32 || key.toString('base64') !== trimmed || key.every((byte) => byte === 0)) return undefined;
+  return key;
+}
+
 const credentialKey = z
   .string()
   .optional()
   .transform((text, ctx) => {
     if (text === undefined || text === '') return undefined;
-    const trimmed = text.trim();
-    const key = Buffer.from(trimmed, 'base64');
-    // Buffer.from skips characters outside the alphabet: insist the text is exactly 32 bytes' base64.
-    if (key.length !== 32 || key.toString('base64') !== trimmed || key.every((byte) => byte === 0)) {
+    const key = parseKey(text);
+    if (!key) {
       ctx.addIssue({ code: 'custom', message: 'expected 32 bytes in base64 (openssl rand -base64 32)' });
       return z.NEVER;
     }
     return key;
+  });
+
+const previousKeys = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text === '') return [];
+    const keys = text.split(',').map((entry) => parseKey(entry));
+    const bad = keys.findIndex((key) => !key);
+    if (bad >= 0) {
+      ctx.addIssue({ code: 'custom', message: `entry ${bad + 1}: expected comma-separated keys of 32 bytes in base64` });
+      return z.NEVER;
+    }
+    return keys.filter((key): key is Buffer => key !== undefined);
   });
 
 const schema = z
@@ -123,6 +143,7 @@ const schema = z
     SESSION_IDLE_TIMEOUT: duration('30m'),
     SESSION_ABSOLUTE_TIMEOUT: duration('8h'),
     CREDENTIAL_KEY: credentialKey,
+    CREDENTIAL_KEY_PREVIOUS: previousKeys,
     UPSTREAM_TIMEOUT_MS: integer(10_000, 1, 600_000),
     TRUST_PROXY: integer(0, 0, 32),
     CACHE_DEFINITIONS_FRESH: duration('1h'),
@@ -147,6 +168,9 @@ const schema = z
         path: [env.UPSTREAM_SANDBOX_URL ? 'UPSTREAM_PRODUCTION_URL' : 'UPSTREAM_SANDBOX_URL'],
         message: 'set both upstream URLs, or neither (the built-in emulator then serves both)',
       });
+    }
+    if (env.CREDENTIAL_KEY_PREVIOUS.length && !env.CREDENTIAL_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['CREDENTIAL_KEY_PREVIOUS'], message: 'needs CREDENTIAL_KEY (the new key) beside it' });
     }
     if (env.REDIS_URL && !env.CREDENTIAL_KEY) {
       ctx.addIssue({
@@ -180,6 +204,8 @@ export interface GatewayConfig {
   readonly sessionAbsoluteMs: number;
   /** AES-256-GCM key for credentials at rest; undefined: generated per process (in-memory store only). */
   readonly credentialKey?: Buffer;
+  /** Keys being rotated out: credentials sealed with them still open; new ones use `credentialKey`. */
+  readonly previousCredentialKeys: readonly Buffer[];
   readonly upstreamTimeoutMs: number;
   readonly trustProxy: number;
   readonly cache: CacheConfig;
@@ -260,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     sessionIdleMs: e.SESSION_IDLE_TIMEOUT,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_TIMEOUT,
     credentialKey: e.CREDENTIAL_KEY,
+    previousCredentialKeys: e.CREDENTIAL_KEY_PREVIOUS,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
     cache: {

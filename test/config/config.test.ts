@@ -119,6 +119,18 @@ describe('loadConfig', () => {
     expect(config.credentialKey?.equals(Buffer.from(KEY, 'base64'))).toBe(true);
   });
 
+  it('reads CREDENTIAL_KEY_PREVIOUS as comma-separated keys, refusing a bad entry or one without CREDENTIAL_KEY', () => {
+    const old1 = randomBytes(32).toString('base64');
+    const old2 = randomBytes(32).toString('base64');
+    const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CREDENTIAL_KEY: KEY, CREDENTIAL_KEY_PREVIOUS: `${old1}, ${old2}` });
+    expect(config.previousCredentialKeys.map((key) => key.toString('base64'))).toEqual([old1, old2]);
+    expect(loadConfig({}).previousCredentialKeys).toEqual([]);
+    const bad = refusal({ CREDENTIAL_KEY: KEY, CREDENTIAL_KEY_PREVIOUS: `${old1},nope` });
+    expect(bad.message).toMatch(/CREDENTIAL_KEY_PREVIOUS: entry 2/);
+    expect(bad.message).not.toContain(old1);
+    expect(refusal({ CREDENTIAL_KEY_PREVIOUS: old1 }).message).toContain('CREDENTIAL_KEY_PREVIOUS');
+  });
+
   it('refuses a CREDENTIAL_KEY that is not 32 bytes of base64, naming the variable', () => {
     for (const value of ['too-short', randomBytes(16).toString('base64'), randomBytes(32).toString('hex')]) {
       expect(refusal({ CREDENTIAL_KEY: value }).message).toContain('CREDENTIAL_KEY');
