@@ -63,6 +63,10 @@ const WARMUP_SECONDS = Math.min(1, SECONDS / 2);
 /** Cold PDF reads per latency at most (each one needs 20 fresh statements). */
 const PDF_PAGES = Math.round(positive('BENCH_PDF_PAGES', 40));
 const LATENCIES = [0, 50] as const;
+/** Requests of each sequential latency loop of scenario 1 (at most BENCH_SECONDS too). */
+const SEQUENTIAL_COUNT = 100;
+/** BENCH_ONLY=1,4 runs only those scenarios (for a quick look; the goals then show gaps). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5').split(',').map((part) => Number(part.trim())));
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
 const PASSWORD = 'a-long-enough-password-123';
 const DEFINITIONS_KEY = 'bench:definitions-answer';
@@ -167,22 +171,25 @@ function alive(child: Child): boolean {
   return child.process.exitCode === null && child.process.signalCode === null;
 }
 
+function stop(child: Child): Promise<void> {
+  if (!alive(child)) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const force = setTimeout(() => {
+      if (alive(child)) child.process.kill('SIGKILL');
+    }, 3_000);
+    child.process.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.process.kill('SIGTERM');
+  });
+}
+
+/** The emulators last, so that nothing still calling them logs refused connections. */
 async function stopChildren(): Promise<void> {
-  await Promise.all(
-    children.filter(alive).map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          const force = setTimeout(() => {
-            if (alive(child)) child.process.kill('SIGKILL');
-          }, 3_000);
-          child.process.once('exit', () => {
-            clearTimeout(force);
-            resolve();
-          });
-          child.process.kill('SIGTERM');
-        }),
-    ),
-  );
+  const emulator = (child: Child) => child.name.startsWith('emulator-');
+  await Promise.all(children.filter((child) => !emulator(child)).map(stop));
+  await Promise.all(children.filter(emulator).map(stop));
 }
 
 process.once('exit', () => {
@@ -396,6 +403,7 @@ async function load(pid: number, spec: LoadSpec, beforeMain?: () => Promise<unkn
 /** A bounded sequential loop (one connection): at most `count` requests and `SECONDS`. */
 async function sequential(pid: number, count: number, send: (n: number) => Promise<Response>): Promise<Measured> {
   const times: number[] = [];
+  await sleep(200); // let the previous load's sockets and timers settle
   let failed = 0;
   const deadline = performance.now() + SECONDS * 1000;
   const { sample, elapsedS } = await watched(pid, async () => {
@@ -515,19 +523,19 @@ function goals(totalSeconds: number): Goal[] {
       ratioGoal(`${what} @${latencyMs} ms: gateway >= 1.0x Hive Gateway`, scenario, latencyMs, key, 'hive', 1.0);
     }
   }
-  for (const [scenario, key, what] of [
-    ['1 secretGreeting', 'gateway', 'secretGreeting'],
-    ['2 getStatements(50)', 'gateway-uncached', 'getStatements(50) uncached'],
-  ] as const) {
+  const addedLatency = (label: string, scenario: string, key: string, directKey: string) => {
     const subject = find(scenario, 50, key);
-    const direct = find(scenario, 50, 'emulator');
+    const direct = find(scenario, 50, directKey);
     const added = subject && direct ? subject.p50Ms - direct.p50Ms : undefined;
     list.push({
-      goal: `${what} @50 ms: p50 added by the gateway < 2 ms`,
+      goal: label,
       measured: added === undefined ? 'not measured' : `${added.toFixed(2)} ms (${subject?.p50Ms.toFixed(2)} vs ${direct?.p50Ms.toFixed(2)} ms direct)`,
       pass: added === undefined ? undefined : added < 2,
     });
-  }
+  };
+  addedLatency('secretGreeting @50 ms, one connection: p50 added by the gateway < 2 ms', '1 secretGreeting', 'gateway-seq', 'emulator-seq');
+  addedLatency(`secretGreeting @50 ms, ${CONNECTIONS} connections: p50 added by the gateway < 2 ms`, '1 secretGreeting', 'gateway', 'emulator');
+  addedLatency(`getStatements(50) uncached @50 ms, ${CONNECTIONS} connections: p50 added < 2 ms`, '2 getStatements(50)', 'gateway-uncached', 'emulator');
   for (const latencyMs of LATENCIES) ratioGoal(`statementDefinitions hit @${latencyMs} ms: gateway >= 0.5x raw Redis GET`, '3 statementDefinitions hit', latencyMs, 'gateway', 'redis', 0.5);
   const cold = find('4 getStatements(20)+pdf', 50, 'cold');
   const warm = find('4 getStatements(20)+pdf', 50, 'warm-seq');
@@ -599,7 +607,8 @@ async function startGateway(sandbox: string, production: string): Promise<{ url:
     name: 'gateway',
     // Node itself with tsx's loader (not tsx's CLI, which would run the gateway in a child), so that
     // the RSS and CPU time read from /proc are the gateway's own.
-    args: ['--import', 'tsx', 'src/main.ts'],
+    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the gateway, written there when it stops.
+    args: [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : []), '--import', 'tsx', 'src/main.ts'],
     env: {
       PORT: '0',
       HOST: '127.0.0.1',
@@ -709,6 +718,7 @@ async function main(): Promise<void> {
     ['1 secretGreeting', QUERIES.greeting],
     ['2 getStatements(50)', QUERIES.statements],
   ] as const) {
+    if (!ONLY.has(Number(scenario[0]))) continue;
     for (const latencyMs of LATENCIES) {
       await setLatency(targets, latencyMs);
       const spec = { body: body(query) };
@@ -732,6 +742,19 @@ async function main(): Promise<void> {
       } else {
         row(scenario, latencyMs, 'gateway', 'our gateway', await load(gateway.child.pid, { ...spec, url: gatewayGraphql, headers: cookieHeaders }));
       }
+      if (scenario === '1 secretGreeting') {
+        // The latency one request adds, without queueing behind others: one connection.
+        const send = (url: string, headers: Record<string, string>) => () => fetch(url, { method: 'POST', headers, body: spec.body, signal: AbortSignal.timeout(30_000) });
+        row(scenario, latencyMs, 'emulator-seq', 'emulator direct (sequential)', await sequential(sandbox.child.pid, SEQUENTIAL_COUNT, send(`${sandbox.url}/v2/graphql`, upstreamHeaders)));
+        row(scenario, latencyMs, 'raw-seq', 'raw undici proxy (sequential)', await sequential(raw.child.pid, SEQUENTIAL_COUNT, send(`${raw.url}/v2/graphql`, upstreamHeaders)));
+        row(scenario, latencyMs, 'hive-seq', 'Hive Gateway proxy (sequential)', await sequential(hive.child.pid, SEQUENTIAL_COUNT, send(`${hive.url}/graphql`, upstreamHeaders)));
+        row(scenario, latencyMs, 'gateway-seq', 'our gateway (sequential)', await sequential(gateway.child.pid, SEQUENTIAL_COUNT, send(gatewayGraphql, cookieHeaders)));
+      }
+      const directSeq = find(scenario, latencyMs, 'emulator-seq');
+      for (const key of ['raw-seq', 'hive-seq', 'gateway-seq']) {
+        const subject = find(scenario, latencyMs, key);
+        if (subject && directSeq) subject.note = `p50 +${(subject.p50Ms - directSeq.p50Ms).toFixed(2)} ms over direct`;
+      }
       relate(scenario, latencyMs, 'raw', 'emulator');
       relate(scenario, latencyMs, 'hive', 'emulator');
       relate(scenario, latencyMs, 'gateway', 'raw');
@@ -740,7 +763,7 @@ async function main(): Promise<void> {
   }
 
   // 3: definitions cache hits against the raw Redis GET.
-  for (const latencyMs of LATENCIES) {
+  for (const latencyMs of ONLY.has(3) ? LATENCIES : []) {
     await setLatency(targets, latencyMs);
     const scenario = '3 statementDefinitions hit';
     const spec = { body: body(QUERIES.definitions) };
@@ -766,7 +789,7 @@ async function main(): Promise<void> {
       await mark();
       return sequential(gateway.child.pid, count, send);
     });
-  for (const [index, latencyMs] of LATENCIES.entries()) {
+  for (const [index, latencyMs] of (ONLY.has(4) ? LATENCIES : []).entries()) {
     await setLatency(targets, latencyMs);
     const scenario = '4 getStatements(20)+pdf';
     const coldPages = pages.slice(index * PDF_PAGES, (index + 1) * PDF_PAGES);
@@ -787,7 +810,7 @@ async function main(): Promise<void> {
   }
 
   // 5: login throughput (each successful login is a new session).
-  for (const latencyMs of LATENCIES) {
+  for (const latencyMs of ONLY.has(5) ? LATENCIES : []) {
     await setLatency(targets, latencyMs);
     const scenario = '5 login (sessions/s)';
     row(scenario, latencyMs, 'emulator', 'emulator sign-in', await load(sandbox.child.pid, { url: `${sandbox.url}/v2/auth/sign_in`, headers: json, body: JSON.stringify({ email: USERS.login, password: PASSWORD }) }));
