@@ -135,7 +135,9 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
           endResponse((await passThrough(request, target, path, 'graphql', runtime.config.limits.maxBodyBytes)).response);
         }
       } catch (error) {
-        endResponse(errorResponse(error));
+        const response = errorResponse(error);
+        runtime.metrics.graphqlError(error instanceof GatewayError ? error.code : 'UPSTREAM_ERROR');
+        endResponse(response);
       }
     },
 

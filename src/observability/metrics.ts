@@ -85,7 +85,7 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   });
   const sessions = new Counter({
     name: 'statement_gateway_sessions_total',
-    help: 'Browser session events: login, logout, expired (idle or absolute timeout reached), rejected (unknown or malformed cookie, or the upstream refused the credential).',
+    help: 'Browser session events: login, logout, expired (the cookie names a session the store no longer holds: past its idle or absolute end, or an unknown id), rejected (a malformed cookie, or the upstream refused the credential).',
     labelNames: ['event'] as const,
     registers: [registry],
   });

@@ -25,7 +25,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useHealth({ runtime }) as MeshPlugin<GatewayContext>,
     useMetricsEndpoint({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
     // The /ops page (token or loopback only) and its data.
-    useOpsPage({ metrics: runtime.metrics, token: runtime.config.opsToken, clock: runtime.clock }) as MeshPlugin<GatewayContext>,
+    useOpsPage({ metrics: runtime.metrics, token: runtime.config.opsToken, trustProxy: runtime.config.trustProxy, clock: runtime.clock }) as MeshPlugin<GatewayContext>,
     // The standard GraphQL metrics (requests, phases, errors, HTTP durations) on the same registry.
     useGraphqlMetrics({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
     // The drop-in front (/v2/...): sign-in, sign-out and credential-less GraphQL passed through;

@@ -158,8 +158,10 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
         runtime.metrics.session(result.status === 'malformed' ? 'rejected' : 'expired');
         context.state.setCookies.push(clearSessionCookie(config.cookieSecure));
       } else {
+        // Only the Bearer scheme names an API key. Another scheme (a browser's Basic credentials
+        // for the /ops page, say) is not meant for this endpoint: the request is anonymous.
         const authorization = context.request.headers.get('authorization');
-        if (authorization !== null) {
+        if (authorization !== null && /^\s*bearer\b/i.test(authorization)) {
           const identity = await serviceAccountIdentity(authorization);
           if (identity instanceof GatewayError) return refuse(identity);
           extendContext({ identity, identityKey: `account:${identity.account.name}`, upstream: runtime.upstreams[identity.account.environment] });

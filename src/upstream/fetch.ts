@@ -35,7 +35,8 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
       response = await fetchFn(url, { ...init, signal, redirect: 'manual' });
     } catch (error) {
       const timedOut = timeout.aborted;
-      observe(timedOut ? 'timeout' : 'error');
+      // The caller went away (its request was aborted): not the upstream's failure, not measured.
+      if (timedOut || !init.signal?.aborted) observe(timedOut ? 'timeout' : 'error');
       options.log.upstreamFailed({ ...call, reason: timedOut ? 'timeout' : 'refused' });
       throw gatewayError('UPSTREAM_UNAVAILABLE', undefined, { cause: error });
     }

@@ -179,6 +179,10 @@ describe('deploy/compose.yaml', () => {
     const job = prometheus.scrape_configs.find((config) => config.job_name === 'statement-gateway');
     expect(job?.static_configs.flatMap((config) => config.targets).sort()).toEqual(['gateway-1:4000', 'gateway-2:4000']);
     const nginx = read('deploy/nginx/nginx.conf');
+    // The browser's Host with its port reaches the gateway (its CSRF check compares origins), and
+    // the gateway's own 502/503 answers are not retried on the other replica.
+    expect(nginx).toMatch(/proxy_set_header Host \$http_host;/);
+    expect(nginx).toMatch(/proxy_next_upstream error timeout;/);
     expect([...nginx.matchAll(/^\s*server\s+([\w-]+:\d+)/gm)].map((match) => match[1]).sort()).toEqual(['gateway-1:4000', 'gateway-2:4000']);
     expect(services.grafana?.volumes).toContain('./grafana/statement-gateway.json:/var/lib/grafana/dashboards/statement-gateway.json:ro');
   });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { buildSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { signedInUser } from '../helpers/cache';
+import { signInRaw } from '../helpers/emulator';
 import { Browser, useGatewayBehindRecordingProxy } from '../helpers/gateway';
 import { scrape, type Scrape } from '../helpers/metrics';
 
@@ -113,11 +114,17 @@ describe('/metrics', () => {
     stranger.cookie = `${name}=not-a-session`;
     expect((await stranger.graphql('{ getStatements { statements { nodes { otxId } } } }')).codes).toEqual(['UNAUTHENTICATED']);
 
+    // A session whose upstream credential the upstream stops accepting: ten sign-ins elsewhere
+    // push the gateway's client out (devise's max_number_of_devices).
+    const pushed = await signedInUser(gateway.current.url, sandbox.url, { count: 0 });
+    for (let index = 0; index < 10; index++) expect((await signInRaw(sandbox.url, pushed.email, 'a-long-enough-password-123')).status).toBe(200);
+    expect((await pushed.browser.graphql('{ getStatements { statements { nodes { otxId } } } }')).codes).toEqual(['UNAUTHENTICATED']);
+
     const after = await scrape(gateway.current.url);
-    expect(sessions(after, 'login') - sessions(before, 'login')).toBe(1);
+    expect(sessions(after, 'login') - sessions(before, 'login')).toBe(2);
     expect(sessions(after, 'logout') - sessions(before, 'logout')).toBe(1);
     expect(sessions(after, 'expired') - sessions(before, 'expired')).toBe(1);
-    expect(sessions(after, 'rejected') - sessions(before, 'rejected')).toBe(1);
+    expect(sessions(after, 'rejected') - sessions(before, 'rejected')).toBe(2);
   });
 
   it('takes label values from bounded sets only: no uid, id, URL, path or client-chosen name', async () => {

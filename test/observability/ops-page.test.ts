@@ -47,6 +47,14 @@ describe('/ops', () => {
   it('needs the token when OPS_TOKEN is set: Basic (the browser asks) or Bearer', async () => {
     const url = `${gateway.current.url}/ops/data`;
     const none = await fetch(url);
+    // A browser that has Basic credentials for the page and sends them elsewhere is not refused
+    // as a service account: the request is simply anonymous.
+    const login = await fetch(`${gateway.current.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf': '1', authorization: `Basic ${Buffer.from(`ops:${TOKEN}`).toString('base64')}` },
+      body: JSON.stringify({ query: 'mutation { login(email: "demo@example.com", password: "demo-password-0123456789") { uid } }' }),
+    });
+    expect(((await login.json()) as { data?: { login?: { uid?: string } } }).data?.login?.uid).toBe('demo@example.com');
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
     expect(await none.text()).not.toContain('caches');
@@ -55,9 +63,17 @@ describe('/ops', () => {
     expect((await fetch(url, { headers: { authorization: `Bearer ${TOKEN}x` } })).status).toBe(401);
     const bearer = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(bearer.status).toBe(200);
-    expect(await bearer.json()).toHaveProperty('caches.pdf');
-    const page = await fetch(`${gateway.current.url}/ops`, { headers: { authorization: `Basic ${Buffer.from(`anyone:${TOKEN}`).toString('base64')}` } });
+    const data = (await bearer.json()) as { instance: string; caches: { pdf: unknown } };
+    expect(data.caches.pdf).toBeDefined();
+    expect(data.instance).toMatch(/^[0-9a-f]{8}-/);
+    const basic = { authorization: `Basic ${Buffer.from(`anyone:${TOKEN}`).toString('base64')}` };
+    // /ops redirects to /ops/, so the browser scopes the Basic credentials to /ops/.
+    const redirect = await fetch(`${gateway.current.url}/ops?every=1`, { redirect: 'manual' });
+    expect(redirect.status).toBe(308);
+    expect(redirect.headers.get('location')).toBe('/ops/?every=1');
+    const page = await fetch(`${gateway.current.url}/ops/`, { headers: basic });
     expect(page.status).toBe(200);
+    expect(await page.text()).not.toMatch(/(src|href)="\//);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
   });
 
@@ -138,9 +154,12 @@ describe('/ops without OPS_TOKEN', () => {
     expect((await fetch(`http://127.0.0.1:${port}/ops/data`)).status).toBe(200);
     const external = Object.values(networkInterfaces()).flat().find((entry) => entry && entry.family === 'IPv4' && !entry.internal);
     expect(external, 'this test needs a non-loopback IPv4 interface').toBeDefined();
-    for (const route of ['/ops', '/ops/data', '/ops/chart.js']) {
+    for (const route of ['/ops', '/ops/', '/ops/data', '/ops/chart.js']) {
       const answer = await fetch(`http://${external!.address}:${port}${route}`, { headers: { 'x-forwarded-for': '127.0.0.1' } });
       expect(answer.status, route).toBe(404);
+      // Through a proxy on this host (loopback socket, X-Forwarded-For set): not loopback either.
+      const proxied = await fetch(`http://127.0.0.1:${port}${route}`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+      expect(proxied.status, `${route} via a local proxy`).toBe(404);
     }
   });
 });

@@ -16,6 +16,8 @@ export interface UpstreamOperationSnapshot {
 }
 
 export interface OpsSnapshot {
+  /** The answering process (counters are per process: behind a load balancer, one history each). */
+  readonly instance: string;
   /** Milliseconds since the epoch. */
   readonly at: number;
   readonly caches: Record<CacheName, Record<CacheResult, number>>;
@@ -37,7 +39,7 @@ interface MetricValue {
 
 const text = (value: string | number | undefined): string => (value === undefined ? '' : String(value));
 
-export async function opsSnapshot(registry: Registry, now: number): Promise<OpsSnapshot> {
+export async function opsSnapshot(registry: Registry, now: number, instance: string): Promise<OpsSnapshot> {
   const families = new Map<string, readonly MetricValue[]>();
   for (const family of await registry.getMetricsAsJSON()) families.set(family.name, family.values);
   const values = (name: string): readonly MetricValue[] => families.get(name) ?? [];
@@ -80,6 +82,7 @@ export async function opsSnapshot(registry: Registry, now: number): Promise<OpsS
   const requests = values('graphql_yoga_http_duration').filter((entry) => entry.metricName?.endsWith('_count')).reduce((sum, entry) => sum + entry.value, 0);
 
   return {
+    instance,
     at: now,
     caches,
     upstream: [...upstream.values()]

@@ -2,10 +2,12 @@
 (() => {
   'use strict';
   const HISTORY = 90;
-  const every = Math.max(1, Number(new URLSearchParams(location.search).get('every')) || 2) * 1000;
+  const every = Math.min(60, Math.max(1, Number(new URLSearchParams(location.search).get('every')) || 2)) * 1000;
   const CACHES = ['definitions', 'statements', 'pdf'];
   const COLORS = { definitions: '#2e86de', statements: '#10ac84', pdf: '#ee5253', p50: '#54a0ff', p95: '#ff9f43', ok: '#10ac84', error: '#ee5253', timeout: '#f368e0', errors: '#ee5253' };
-  const samples = [];
+  // Counters are per process: one history per replica (and a restarted one starts afresh).
+  const histories = new Map();
+  let samples = [];
 
   const time = (ms) => new Date(ms).toLocaleTimeString([], { hour12: false });
   const served = (c) => c.hit + c.stale;
@@ -115,13 +117,20 @@
   async function poll() {
     const status = document.getElementById('status');
     try {
-      const response = await fetch('/ops/data', { cache: 'no-store', credentials: 'same-origin' });
+      const response = await fetch('data', { cache: 'no-store', credentials: 'same-origin' });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      samples.push(await response.json());
+      const sample = await response.json();
+      if (!histories.has(sample.instance)) {
+        histories.set(sample.instance, []);
+        if (histories.size > 16) histories.delete(histories.keys().next().value);
+      }
+      samples = histories.get(sample.instance);
+      samples.push(sample);
       if (samples.length > HISTORY) samples.shift();
       render();
       status.className = '';
-      status.textContent = `Updated ${time(samples[samples.length - 1].at)} · every ${every / 1000} s`;
+      const replicas = histories.size > 1 ? ` · replica ${sample.instance.split('-')[0]} of ${histories.size} seen` : '';
+      status.textContent = `Updated ${time(sample.at)} · every ${every / 1000} s${replicas}`;
     } catch (error) {
       status.className = 'error';
       status.textContent = `Cannot read /ops/data (${error.message}); retrying`;
