@@ -8,15 +8,21 @@
  * latency 0 ms and 50 ms, prints one table and the goals, and writes bench/results/<time>.json and
  * bench/results/latest.json (bench/results/ is git-ignored).
  *
- * Scenarios (autocannon's programmatic API, BENCH_SECONDS per run after a 1 s warm-up,
- * BENCH_CONNECTIONS connections; latency percentiles are computed here from autocannon's
- * per-response times, which have sub-millisecond resolution, unlike its own 1 ms histogram):
+ * Scenarios (autocannon's programmatic API, BENCH_SECONDS (10) per run after a warm-up run of 1 s
+ * that is not counted, BENCH_CONNECTIONS (16) connections; latency percentiles are computed here
+ * from autocannon's per-response times, which have sub-millisecond resolution, unlike its own 1 ms
+ * histogram; RSS is the row's target process's maximum during the run, CPU its CPU time per answer):
  * 1. `secretGreeting` pass-through: the emulator directly, the raw proxy, Hive Gateway (these three
- *    with the upstream's credential headers) and our gateway (a cookie session).
+ *    with the upstream's credential headers) and our gateway (a cookie session); then the same four
+ *    with one connection (at most 100 requests), for the latency a request adds without queueing.
+ *    Note: Hive Gateway and our gateway both merge identical in-flight upstream queries (the HTTP
+ *    executor of @graphql-tools, on by default), so under this load of identical requests they
+ *    make fewer upstream calls than they answer; the raw proxy forwards every one.
  * 2. `getStatements(first: 50)` without `pdf`, the same four targets. Our gateway answers repeated
  *    reads from its read cache, so it is measured twice: as is ("read cache"), and with an unused
  *    variable unique to each request ("uncached"), which changes the read cache's key (it hashes
- *    the variables) and so makes every request a miss: the pass-through cost of a read.
+ *    the variables) and so makes every request a miss: the pass-through cost of a read. One
+ *    connection too, for the emulator and our gateway uncached.
  * 3. `statementDefinitions` cache hit on our gateway, against the raw Redis-GET server serving
  *    the same bytes. The gateway's own Redis entry is `<time>\n<full payload JSON>`, not an HTTP
  *    answer, so the bench stores the gateway's exact answer to the same query under
@@ -31,10 +37,12 @@
  * 5. Login throughput: `login` mutations (each one creates a session) on our gateway, its login
  *    rate limits lifted by the environment; the baseline is the emulator's own sign-in.
  *
- * BENCH_SECONDS=2 gives a smoke run. Every load is bounded in time and count and only touches
- * 127.0.0.1; every child process is stopped at the end, on an error and on SIGINT/SIGTERM.
- * Redis DB 14 is flushed before and after the run (BENCH_REDIS_URL overrides the URL; it must be a
- * loopback Redis and not DB 9, which the tests use).
+ * BENCH_SECONDS=2 gives a smoke run; BENCH_ONLY=1,3 runs only those scenarios; BENCH_PDF_PAGES
+ * (40) bounds the cold PDF reads; BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the gateway.
+ * Every load is bounded in time and count and only touches 127.0.0.1; every child process is
+ * stopped at the end, on an error and on SIGINT/SIGTERM. Redis DB 14 is flushed before and after
+ * the run (BENCH_REDIS_URL overrides the URL: a loopback Redis, and a database other than 0 and 9,
+ * which the tests use).
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -121,7 +129,7 @@ interface StartOptions {
   readonly env: Record<string, string>;
   /** Where the ready line appears, and its pattern (group 1: the URL). */
   readonly ready?: { readonly stream: 'stdout' | 'stderr'; readonly pattern: RegExp };
-  /** Pass these streams on (prefixed); the ready stream's lines before the match are swallowed. */
+  /** Pass these streams on (prefixed); the ready stream's output up to the ready line is kept for an error message only. */
   readonly echo: readonly ('stdout' | 'stderr')[];
   readonly timeoutMs?: number;
 }
@@ -142,7 +150,7 @@ function startChild(options: StartOptions): Promise<{ child: Child; url?: string
     let seen = '';
     proc.once('exit', (code, signal) => {
       clearTimeout(timer);
-      if (!found) reject(new Error(`${options.name} exited before it was ready (${signal ?? code ?? '?'})`));
+      if (!found) reject(new Error(`${options.name} exited before it was ready (${signal ?? code ?? '?'}): ${seen.slice(-500)}`));
     });
     for (const stream of ['stdout', 'stderr'] as const) {
       const echo = options.echo.includes(stream) ? prefixLines(options.name, process.stderr) : undefined;
@@ -155,7 +163,7 @@ function startChild(options: StartOptions): Promise<{ child: Child; url?: string
             clearTimeout(timer);
             resolve({ child, url: match[1] });
           }
-          if (stream !== 'stderr') return;
+          return;
         }
         echo?.(chunk);
       });
@@ -534,6 +542,8 @@ function goals(totalSeconds: number): Goal[] {
     });
   };
   addedLatency('secretGreeting @50 ms, one connection: p50 added by the gateway < 2 ms', '1 secretGreeting', 'gateway-seq', 'emulator-seq');
+  addedLatency('getStatements(50) uncached @50 ms, one connection: p50 added < 2 ms', '2 getStatements(50)', 'gateway-seq', 'emulator-seq');
+  // Under load the direct emulator queues too (and the gateway merges identical requests): shown, not the goal.
   addedLatency(`secretGreeting @50 ms, ${CONNECTIONS} connections: p50 added by the gateway < 2 ms`, '1 secretGreeting', 'gateway', 'emulator');
   addedLatency(`getStatements(50) uncached @50 ms, ${CONNECTIONS} connections: p50 added < 2 ms`, '2 getStatements(50)', 'gateway-uncached', 'emulator');
   for (const latencyMs of LATENCIES) ratioGoal(`statementDefinitions hit @${latencyMs} ms: gateway >= 0.5x raw Redis GET`, '3 statementDefinitions hit', latencyMs, 'gateway', 'redis', 0.5);
@@ -659,7 +669,8 @@ function cacheRedis(): Redis {
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
   const { host, db } = redis.options;
   if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`BENCH_REDIS_URL must be a loopback Redis, got ${host}`);
-  if (db === 9) throw new Error('BENCH_REDIS_URL must not use DB 9 (the tests use it)');
+  // The bench flushes its database: never the default one, nor the tests' DB 9.
+  if (db === undefined || db === 0 || db === 9) throw new Error(`BENCH_REDIS_URL must name a database of its own (not 0 or 9), got ${db ?? 'none'}`);
   return redis;
 }
 
@@ -672,6 +683,7 @@ async function main(): Promise<void> {
     if (build.status !== 0) throw new Error('mesh build failed');
   }
   const redis = cacheRedis();
+  benchRedis = redis;
   await redis.connect();
   await redis.flushdb();
 
@@ -742,13 +754,18 @@ async function main(): Promise<void> {
       } else {
         row(scenario, latencyMs, 'gateway', 'our gateway', await load(gateway.child.pid, { ...spec, url: gatewayGraphql, headers: cookieHeaders }));
       }
+      // The latency one request adds, without queueing behind others (and without merging of
+      // identical in-flight requests): one connection.
+      const send = (url: string, headers: Record<string, string>, bodyFor: (n: number) => string = () => spec.body) => (n: number) =>
+        fetch(url, { method: 'POST', headers, body: bodyFor(n), signal: AbortSignal.timeout(30_000) });
+      row(scenario, latencyMs, 'emulator-seq', 'emulator direct (sequential)', await sequential(sandbox.child.pid, SEQUENTIAL_COUNT, send(`${sandbox.url}/v2/graphql`, upstreamHeaders)));
       if (scenario === '1 secretGreeting') {
-        // The latency one request adds, without queueing behind others: one connection.
-        const send = (url: string, headers: Record<string, string>) => () => fetch(url, { method: 'POST', headers, body: spec.body, signal: AbortSignal.timeout(30_000) });
-        row(scenario, latencyMs, 'emulator-seq', 'emulator direct (sequential)', await sequential(sandbox.child.pid, SEQUENTIAL_COUNT, send(`${sandbox.url}/v2/graphql`, upstreamHeaders)));
         row(scenario, latencyMs, 'raw-seq', 'raw undici proxy (sequential)', await sequential(raw.child.pid, SEQUENTIAL_COUNT, send(`${raw.url}/v2/graphql`, upstreamHeaders)));
         row(scenario, latencyMs, 'hive-seq', 'Hive Gateway proxy (sequential)', await sequential(hive.child.pid, SEQUENTIAL_COUNT, send(`${hive.url}/graphql`, upstreamHeaders)));
         row(scenario, latencyMs, 'gateway-seq', 'our gateway (sequential)', await sequential(gateway.child.pid, SEQUENTIAL_COUNT, send(gatewayGraphql, cookieHeaders)));
+      } else {
+        const uncachedSeq = await sequential(gateway.child.pid, SEQUENTIAL_COUNT, send(gatewayGraphql, cookieHeaders, (n) => body(query, { bench: `seq-${latencyMs}-${n}` })));
+        row(scenario, latencyMs, 'gateway-seq', 'our gateway (uncached, sequential)', uncachedSeq);
       }
       const directSeq = find(scenario, latencyMs, 'emulator-seq');
       for (const key of ['raw-seq', 'hive-seq', 'gateway-seq']) {
@@ -823,7 +840,7 @@ async function main(): Promise<void> {
   const totalSeconds = (performance.now() - started) / 1000;
   const goalList = goals(totalSeconds);
   console.log(`\nnpm run bench: ${SECONDS} s per run, ${CONNECTIONS} connections (sequential rows: 1), Node ${process.version}, ${os.cpus().length} CPUs, ${startedAt.toISOString()}`);
-  console.log('ratio: req/s over the baseline row (raw proxy and Hive: over the emulator directly; our gateway: over the raw proxy). RSS: the row target process, max during the run.\n');
+  console.log('ratio: req/s over the row named in "baseline". RSS: the row\'s target process, max during the run; cpu ms/req: its CPU time per answer.\n');
   console.log(resultsTable());
   console.log('\ngoals');
   console.log(formatTable(['goal', 'measured', 'result'], goalList.map((g) => [g.goal, g.measured, g.pass === undefined ? '?' : g.pass ? 'pass' : 'FAIL']), new Set()));
@@ -841,11 +858,13 @@ async function main(): Promise<void> {
   const text = `${JSON.stringify(results, null, 2)}\n`;
   const file = path.join(RESULTS_DIR, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, text);
-  writeFileSync(path.join(RESULTS_DIR, 'latest.json'), text);
-  console.log(`results: ${path.relative(ROOT, file)} and bench/results/latest.json`);
+  // latest.json is the last complete run only.
+  const complete = [1, 2, 3, 4, 5].every((scenario) => ONLY.has(scenario));
+  if (complete) writeFileSync(path.join(RESULTS_DIR, 'latest.json'), text);
+  console.log(`results: ${path.relative(ROOT, file)}${complete ? ' and bench/results/latest.json' : ''}`);
+  // Requests still in flight when the last load stopped (autocannon closes its sockets) drain.
+  await sleep(1_000);
 
-  await redis.flushdb();
-  redis.disconnect();
 }
 
 /** The gateway's counters this bench reads from /metrics (absent series count as 0). */
@@ -878,12 +897,16 @@ async function countedDuring(gateway: string, names: readonly Series[], measure:
   return { measured, delta, note: names.map((name) => `${name} ${delta[name]}`).join(', ') };
 }
 
+/** The connection to the bench's Redis database, flushed once nothing writes to it any more. */
+let benchRedis: Redis | undefined;
 let stopping = false;
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   currentLoad?.stop();
   await stopChildren();
+  if (benchRedis?.status === 'ready') await benchRedis.flushdb().catch(() => undefined);
+  benchRedis?.disconnect();
   process.exit(code);
 }
 
