@@ -66,6 +66,16 @@ export class DefinitionsCache {
     this.retryMs = options.retryMs ?? Math.min(5_000, options.freshMs);
   }
 
+  /**
+   * The payload held in process memory for `target` while it is fresh, without any store call or
+   * metric; undefined otherwise (then `get` decides). A refresh replaces the object, so anything
+   * derived from one payload can be keyed on its identity.
+   */
+  freshLocal(target: UpstreamTarget): DefinitionsPayload | undefined {
+    const entry = this.local.get(target.cacheNamespace);
+    return entry && this.clock() - entry.fetchedAt < this.options.freshMs ? entry.payload : undefined;
+  }
+
   /** The definitions of `target` (its cacheNamespace); `fetchFull` asks the upstream for every field. */
   async get(target: UpstreamTarget, fetchFull: FetchDefinitions): Promise<DefinitionsPayload> {
     const { freshMs, staleIfErrorMs, metrics } = this.options;

@@ -3,6 +3,7 @@
  */
 import type { MeshPlugin } from '@graphql-mesh/types';
 import { useCacheInvalidation } from '../cache/use-cache-invalidation';
+import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { usePdfCache } from '../cache/use-pdf-cache';
 import { useReadCache } from '../cache/use-read-cache';
 import { FRONT_GRAPHQL_PATH, useDropInFront } from '../front/use-drop-in-front';
@@ -44,6 +45,8 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     ...(useRateLimits({ runtime }) as MeshPlugin<GatewayContext>[]),
     // Caches, only ever after the session was validated: mutations invalidate first, then
     // statement reads may be answered per identity from the response cache.
+    // Definitions hits answered from the bytes of an earlier identical answer (no execution).
+    useDefinitionsAnswers({ runtime }) as MeshPlugin<GatewayContext>,
     useCacheInvalidation({ runtime }) as MeshPlugin<GatewayContext>,
     useReadCache({ runtime }) as MeshPlugin<GatewayContext>,
     // Upstream calls: the session's credential in, rotated tokens kept, 401 ends the session.

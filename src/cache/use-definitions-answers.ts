@@ -1,0 +1,81 @@
+/**
+ * Definitions hits without GraphQL execution or re-serialisation. A query that selects only
+ * `statementDefinitions` is answered, while the definitions held in process memory are fresh, from
+ * the bytes of an earlier answer to the same document, variables and operation name over the same
+ * definitions. Executing the ~20 KB answer through Mesh's delegation and serialising it again cost
+ * 6.6 ms of CPU per hit (npm run bench profile: executor 21 %, delegation 14 %, JSON 11 %).
+ *
+ * It runs after session auth and the rate limits (their refusals stop execution before it), only
+ * for identities the definitions cache serves (trustedForCache), and keeps answers per payload
+ * object: a refresh replaces the payload, so old answers are never served and are collected.
+ */
+import { OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+import { trustedForCache, type GatewayContext } from '../plugins/context';
+import { rootFields, selectedOperation } from '../plugins/root-fields';
+import type { GatewayRuntime } from '../runtime';
+import type { DefinitionsPayload } from './definitions-cache';
+
+interface Answer {
+  readonly result: ExecutionResult;
+  readonly json: string;
+}
+
+/** Per payload: answers by document, variables and operation name (bounded by count and size). */
+const MAX_ANSWERS = 64;
+const MAX_BYTES = 32 * 1024 * 1024;
+
+type ParamsContext = { readonly params?: { readonly query?: string; readonly variables?: unknown; readonly operationName?: string | null } };
+
+export function useDefinitionsAnswers({ runtime }: { readonly runtime: GatewayRuntime }): Plugin<GatewayContext> {
+  const byPayload = new WeakMap<DefinitionsPayload, LRUCache<string, Answer>>();
+  /** Results answered from bytes, for the result processor. */
+  const served = new WeakMap<object, string>();
+
+  const answersOf = (payload: DefinitionsPayload) => {
+    let answers = byPayload.get(payload);
+    if (!answers) byPayload.set(payload, (answers = new LRUCache<string, Answer>({ max: MAX_ANSWERS, maxSize: MAX_BYTES, sizeCalculation: (answer) => answer.json.length || 1 })));
+    return answers;
+  };
+
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as GatewayContext & ParamsContext;
+      if (!context.upstream || !trustedForCache(context.identity)) return;
+      const query = context.params?.query;
+      if (typeof query !== 'string') return;
+      const document = args.document as DocumentNode;
+      const operation = selectedOperation(document, args.operationName as string | null | undefined);
+      if (operation?.operation !== OperationTypeNode.QUERY) return;
+      const fields = rootFields(document, operation);
+      if (fields.length === 0 || fields.some((field) => field.name.value !== 'statementDefinitions')) return;
+      const payload = runtime.caches.definitions.freshLocal(context.upstream);
+      if (!payload) return;
+
+      const key = `${context.params?.operationName ?? ''}\0${JSON.stringify(context.params?.variables ?? null)}\0${query}`;
+      const answers = answersOf(payload);
+      const answer = answers.get(key);
+      if (answer) {
+        for (let index = 0; index < fields.length; index++) runtime.metrics.cacheLookup('definitions', 'hit');
+        served.set(answer.result, answer.json);
+        setResultAndStopExecution(answer.result);
+        return;
+      }
+      return {
+        onExecuteDone({ result }) {
+          // Only a plain, error-free answer computed from this very payload is kept.
+          if (Symbol.asyncIterator in result || result.errors?.length) return;
+          if (runtime.caches.definitions.freshLocal(context.upstream) !== payload) return;
+          answers.set(key, { result, json: JSON.stringify(result) });
+        },
+      };
+    },
+    onResultProcess(payload) {
+      const { result, acceptableMediaTypes } = payload;
+      const json = typeof result === 'object' && result !== null ? served.get(result) : undefined;
+      if (json === undefined || !acceptableMediaTypes.includes('application/json')) return;
+      payload.setResultProcessor(() => new Response(json, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(json)) } }), 'application/json');
+    },
+  };
+}
