@@ -29,9 +29,12 @@ import { overLimit, type RateLimitStore } from './rate-limiter';
 /** The identifier of callers a rule does not limit (the library's field identity ends with it). */
 const EXEMPT = '\0exempt';
 
-/** The key the library's rule `name` counts `field` under for `identifier` (see CountingStore). */
-function fieldKey(name: string, field: string, identifier: string): string {
-  return `${name}:${createHash('sha256').update(`${name}\0${field}:${identifier}`).digest('base64url')}`;
+/**
+ * The counter key of rule `name` for the library's identity (its context identity is the rule's
+ * name; its field identity `<field>:<identifier>`). Neither addresses nor e-mails appear in keys.
+ */
+function counterKey(name: string, identity: Identity): string {
+  return `${name}:${createHash('sha256').update(`${identity.contextIdentity}\0${identity.fieldIdentity}`).digest('base64url')}`;
 }
 
 class CountingStore extends Store {
@@ -47,9 +50,7 @@ class CountingStore extends Store {
 
   async getForIdentity(identity: Identity): Promise<readonly number[]> {
     if (identity.fieldIdentity.endsWith(EXEMPT)) return [];
-    // Neither addresses nor e-mails appear in keys.
-    const key = `${this.name}:${createHash('sha256').update(`${identity.contextIdentity}\0${identity.fieldIdentity}`).digest('base64url')}`;
-    // (For the library's rules the context identity is the rule's name: fieldKey computes the same.)
+    const key = counterKey(this.name, identity);
     let decision: Awaited<ReturnType<RateLimitStore['hit']>>;
     try {
       decision = await this.counter.hit(key, this.limit.max, this.limit.windowMs);
@@ -130,7 +131,7 @@ function useSessionRateLimit(runtime: GatewayRuntime): Plugin<GatewayContext> {
       const operation = selectedOperation(document, operationName);
       if (!operation) return;
       const identifier = context.identity.session.key;
-      const decisions = await Promise.all(rootFields(document, operation).map((field) => runtime.rateLimits.hit(fieldKey('session', field.name.value, identifier), limit.max, limit.windowMs)));
+      const decisions = await Promise.all(rootFields(document, operation).map((field) => runtime.rateLimits.hit(counterKey('session', { contextIdentity: 'session', fieldIdentity: `${field.name.value}:${identifier}` }), limit.max, limit.windowMs)));
       const refused = decisions.find((decision) => !decision.allowed);
       if (refused) setResultAndStopExecution({ errors: [overLimit(runtime, 'session', refused)] });
     },
