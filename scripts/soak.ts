@@ -21,6 +21,17 @@ const ROOT = path.resolve(__dirname, '..');
 const counts = { requests: 0, errors: new Map<string, number>() };
 const count = (code: string) => counts.errors.set(code, (counts.errors.get(code) ?? 0) + 1);
 
+/** The gateway's V8 heap in use (its own /metrics), to tell a leak (heap grows) from RSS slack. */
+async function heapMiB(gatewayUrl: string): Promise<number> {
+  try {
+    const text = await (await fetch(`${gatewayUrl}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+    const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+    return match?.[1] ? Number(match[1]) / 1024 / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function rssMiB(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match?.[1] ? Number(match[1]) / 1024 : Number.NaN;
@@ -118,16 +129,18 @@ async function main(): Promise<void> {
   const started = Date.now();
   const until = started + minutes * 60_000;
   console.log(`soak: ${clients} clients for ${minutes} min against ${gatewayUrl} (${redisUrl ? 'Redis' : 'in-memory stores'})`);
-  console.log('elapsed  requests  req/s  rss MiB  errors by code');
-  const samples: { at: number; rss: number }[] = [];
+  console.log('elapsed  requests  req/s  rss MiB  heap MiB  errors by code');
+  const samples: { at: number; rss: number; heap: number }[] = [];
   let last = 0;
   const report = setInterval(() => {
     const elapsed = (Date.now() - started) / 1000;
     const rss = rssMiB(pid);
-    samples.push({ at: elapsed, rss });
-    const errors = [...counts.errors.entries()].map(([code, n]) => `${code}=${n}`).join(' ') || 'none';
-    console.log(`${elapsed.toFixed(0).padStart(6)}s  ${String(counts.requests).padStart(8)}  ${((counts.requests - last) / 30).toFixed(0).padStart(5)}  ${rss.toFixed(1).padStart(7)}  ${errors}`);
-    last = counts.requests;
+    void heapMiB(gatewayUrl).then((heap) => {
+      samples.push({ at: elapsed, rss, heap });
+      const errors = [...counts.errors.entries()].map(([code, n]) => `${code}=${n}`).join(' ') || 'none';
+      console.log(`${elapsed.toFixed(0).padStart(6)}s  ${String(counts.requests).padStart(8)}  ${((counts.requests - last) / 30).toFixed(0).padStart(5)}  ${rss.toFixed(1).padStart(7)}  ${heap.toFixed(1).padStart(8)}  ${errors}`);
+      last = counts.requests;
+    });
   }, 30_000);
   await Promise.all(Array.from({ length: clients }, (_, index) => client(index, gatewayUrl, sandbox.url, until)));
   clearInterval(report);
@@ -135,6 +148,11 @@ async function main(): Promise<void> {
   const final = samples.at(-1);
   if (atTwo && final && final !== atTwo) {
     console.log(`rss at ${atTwo.at.toFixed(0)}s: ${atTwo.rss.toFixed(1)} MiB; at ${final.at.toFixed(0)}s: ${final.rss.toFixed(1)} MiB (${(((final.rss - atTwo.rss) / atTwo.rss) * 100).toFixed(1)}%)`);
+    // Heap in use swings with the GC cycle: compare the lowest of the first and last three samples.
+    const floor = (list: typeof samples) => Math.min(...list.map((sample) => sample.heap));
+    const early = floor(samples.filter((sample) => sample.at >= 120).slice(0, 3));
+    const late = floor(samples.slice(-3));
+    console.log(`heap in use (lowest of 3 samples) from ${early.toFixed(1)} to ${late.toFixed(1)} MiB (${(((late - early) / early) * 100).toFixed(1)}%)`);
   }
   console.log(`total: ${counts.requests} requests; errors: ${[...counts.errors.entries()].map(([code, n]) => `${code}=${n}`).join(' ') || 'none'}`);
   child.kill('SIGTERM');
