@@ -18,24 +18,35 @@ import type { GatewayRuntime } from '../runtime';
 import type { DefinitionsPayload } from './definitions-cache';
 
 interface Answer {
+  /** The result, carrying its own bytes as `stringify` (Yoga serialises with it when present). */
   readonly result: ExecutionResult;
   readonly json: string;
+}
+
+/**
+ * A copy of `result` whose `stringify` (non-enumerable) returns `json`: Yoga's result processors
+ * (JSON, graphql-response+json, SSE, multipart) write those bytes instead of serialising again,
+ * and keep their own content negotiation, status and headers.
+ */
+function withBytes(result: ExecutionResult, json: string): ExecutionResult {
+  const copy = { ...result };
+  Object.defineProperty(copy, 'stringify', { value: () => json, enumerable: false });
+  return copy;
 }
 
 /** Per payload: answers by document, variables and operation name (bounded by count and size). */
 const MAX_ANSWERS = 64;
 const MAX_BYTES = 32 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 type ParamsContext = { readonly params?: { readonly query?: string; readonly variables?: unknown; readonly operationName?: string | null } };
 
 export function useDefinitionsAnswers({ runtime }: { readonly runtime: GatewayRuntime }): Plugin<GatewayContext> {
   const byPayload = new WeakMap<DefinitionsPayload, LRUCache<string, Answer>>();
-  /** Results answered from bytes, for the result processor. */
-  const served = new WeakMap<object, string>();
 
   const answersOf = (payload: DefinitionsPayload) => {
     let answers = byPayload.get(payload);
-    if (!answers) byPayload.set(payload, (answers = new LRUCache<string, Answer>({ max: MAX_ANSWERS, maxSize: MAX_BYTES, sizeCalculation: (answer) => answer.json.length || 1 })));
+    if (!answers) byPayload.set(payload, (answers = new LRUCache<string, Answer>({ max: MAX_ANSWERS, maxSize: MAX_BYTES, maxEntrySize: MAX_ANSWER_BYTES, sizeCalculation: (answer) => 2 * answer.json.length || 1 })));
     return answers;
   };
 
@@ -53,29 +64,26 @@ export function useDefinitionsAnswers({ runtime }: { readonly runtime: GatewayRu
       const payload = runtime.caches.definitions.freshLocal(context.upstream);
       if (!payload) return;
 
-      const key = `${context.params?.operationName ?? ''}\0${JSON.stringify(context.params?.variables ?? null)}\0${query}`;
+      const key = `${JSON.stringify(context.params?.operationName ?? null)}\0${JSON.stringify(context.params?.variables ?? null)}\0${query}`;
       const answers = answersOf(payload);
       const answer = answers.get(key);
       if (answer) {
         for (let index = 0; index < fields.length; index++) runtime.metrics.cacheLookup('definitions', 'hit');
-        served.set(answer.result, answer.json);
         setResultAndStopExecution(answer.result);
         return;
       }
       return {
-        onExecuteDone({ result }) {
+        onExecuteDone({ result, setResult }) {
           // Only a plain, error-free answer computed from this very payload is kept.
-          if (Symbol.asyncIterator in result || result.errors?.length) return;
+          if (Symbol.asyncIterator in result || result.errors?.length || result.extensions) return;
           if (runtime.caches.definitions.freshLocal(context.upstream) !== payload) return;
-          answers.set(key, { result, json: JSON.stringify(result) });
+          const json = JSON.stringify(result);
+          const stored = withBytes(result, json);
+          answers.set(key, { result: stored, json });
+          // This request is answered with the same bytes (serialised once).
+          setResult(stored);
         },
       };
-    },
-    onResultProcess(payload) {
-      const { result, acceptableMediaTypes } = payload;
-      const json = typeof result === 'object' && result !== null ? served.get(result) : undefined;
-      if (json === undefined || !acceptableMediaTypes.includes('application/json')) return;
-      payload.setResultProcessor(() => new Response(json, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(json)) } }), 'application/json');
     },
   };
 }

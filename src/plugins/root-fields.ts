@@ -3,7 +3,8 @@ import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode, 
 /** The selected operation of a document, as graphql-js picks it. */
 export function selectedOperation(document: DocumentNode, operationName?: string | null): OperationDefinitionNode | undefined {
   const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
-  if (operationName) return operations.find((operation) => operation.name?.value === operationName);
+  // As graphql-js: any non-null name (even "") must match one.
+  if (operationName != null) return operations.find((operation) => operation.name?.value === operationName);
   return operations.length === 1 ? operations[0] : undefined;
 }
 

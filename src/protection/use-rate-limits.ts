@@ -132,8 +132,9 @@ function useSessionRateLimit(runtime: GatewayRuntime): Plugin<GatewayContext> {
       if (!operation) return;
       const identifier = context.identity.session.key;
       const decisions = await Promise.all(rootFields(document, operation).map((field) => runtime.rateLimits.hit(counterKey('session', { contextIdentity: 'session', fieldIdentity: `${field.name.value}:${identifier}` }), limit.max, limit.windowMs)));
-      const refused = decisions.find((decision) => !decision.allowed);
-      if (refused) setResultAndStopExecution({ errors: [overLimit(runtime, 'session', refused)] });
+      const refused = decisions.filter((decision) => !decision.allowed);
+      // The longest wait, so a client that honours Retry-After gets every field through.
+      if (refused.length) setResultAndStopExecution({ errors: [overLimit(runtime, 'session', refused.reduce((a, b) => (b.retryAfterMs > a.retryAfterMs ? b : a)))] });
     },
   };
 }

@@ -8,13 +8,15 @@ import { signedInUser } from '../helpers/cache';
 import { Browser, useGatewayOnEmulators } from '../helpers/gateway';
 import { scrape } from '../helpers/metrics';
 
-const { sandbox, gateway } = useGatewayOnEmulators({ RATE_LIMIT_SESSION: '14/1m', CACHE_DEFINITIONS_FRESH: '3s' });
+const { sandbox, gateway } = useGatewayOnEmulators({ RATE_LIMIT_SESSION: '30/1m', CACHE_DEFINITIONS_FRESH: '3s' });
 
 const QUERY = 'query Defs($boxes: Boolean!) { statementDefinitions { definitions { identifier name fields @include(if: $boxes) { identifier } } } }';
 const hits = async () => (await scrape(gateway.current.url)).sum('statement_gateway_cache_lookups_total', { cache: 'definitions', result: 'hit' });
 
-async function raw(browser: Browser, body: unknown): Promise<{ status: number; type: string | null; text: string }> {
-  const response = await fetch(`${gateway.current.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf': '1', cookie: browser.cookie ?? '' }, body: JSON.stringify(body) });
+async function raw(browser: Browser, body: unknown, accept?: string): Promise<{ status: number; type: string | null; text: string }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-csrf': '1', cookie: browser.cookie ?? '' };
+  if (accept) headers.accept = accept;
+  const response = await fetch(`${gateway.current.url}/graphql`, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
 }
 
@@ -44,6 +46,22 @@ describe('definitions answered from bytes', () => {
       expect(Object.keys(a.data)).toEqual(['a']);
       expect(Object.keys(b.data)).toEqual(['b', 'c']);
     }
+    // Content negotiation stays Yoga's: the same media type (or refusal) on a miss and on a hit.
+    const other = { query: QUERY.replace('Defs', 'Negotiated'), variables: { boxes: false } };
+    for (const accept of ['application/graphql-response+json', 'text/event-stream', 'image/png']) {
+      const miss = await raw(browser, other, accept);
+      const hit = await raw(browser, other, accept);
+      expect({ status: hit.status, type: hit.type }, accept).toEqual({ status: miss.status, type: miss.type });
+      if (accept === 'image/png') expect(hit.status).toBe(406);
+      else expect(hit.type).toContain(accept);
+      expect(hit.text, accept).toBe(miss.text);
+    }
+    // An empty operation name names no operation, whether or not an answer is held.
+    for (let round = 0; round < 2; round++) {
+      const empty = await raw(browser, { query: QUERY, variables: { boxes: true }, operationName: '' });
+      expect(empty.text).not.toContain('"definitions"');
+    }
+
     // Mixed with another root field: executed, and right.
     const mixed = await browser.graphql('{ secretGreeting { response } statementDefinitions { definitions { identifier } } }');
     expect(mixed.codes).toEqual([]);
@@ -59,8 +77,8 @@ describe('definitions answered from bytes', () => {
     const anonymous = await raw(stranger, body);
     expect(anonymous.text).toContain('UNAUTHENTICATED');
     expect(anonymous.text).not.toContain('identifier');
-    // 14 root fields a minute: the two above and twelve more, then RATE_LIMITED.
-    for (let index = 0; index < 12; index++) expect((await raw(browser, body)).status).toBe(200);
+    // 30 root fields a minute: the two above and 28 more, then RATE_LIMITED.
+    for (let index = 0; index < 28; index++) expect((await raw(browser, body)).status).toBe(200);
     const limited = await raw(browser, body);
     expect(limited.status).toBe(429);
     expect(limited.text).toContain('RATE_LIMITED');
