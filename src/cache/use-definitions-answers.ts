@@ -9,11 +9,10 @@
  * for identities the definitions cache serves (trustedForCache), and keeps answers per payload
  * object: a refresh replaces the payload, so old answers are never served and are collected.
  */
-import { OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
+import { OperationTypeNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { trustedForCache, type GatewayContext } from '../plugins/context';
-import { rootFields, selectedOperation } from '../plugins/root-fields';
 import type { GatewayRuntime } from '../runtime';
 import type { DefinitionsPayload } from './definitions-cache';
 
@@ -56,10 +55,10 @@ export function useDefinitionsAnswers({ runtime }: { readonly runtime: GatewayRu
       if (!context.upstream || !trustedForCache(context.identity)) return;
       const query = context.params?.query;
       if (typeof query !== 'string') return;
-      const document = args.document as DocumentNode;
-      const operation = selectedOperation(document, args.operationName as string | null | undefined);
-      if (operation?.operation !== OperationTypeNode.QUERY) return;
-      const fields = rootFields(document, operation);
+      // The operation and its root fields, found once by useSessionAuth.
+      const executed = context.state.executed;
+      if (executed?.operation.operation !== OperationTypeNode.QUERY) return;
+      const fields = executed.fields;
       if (fields.length === 0 || fields.some((field) => field.name.value !== 'statementDefinitions')) return;
       const payload = runtime.caches.definitions.freshLocal(context.upstream);
       if (!payload) return;

@@ -17,12 +17,11 @@
  */
 import { createHash } from 'node:crypto';
 import { Store, useRateLimiter, type Identity } from '@envelop/rate-limiter';
-import { OperationTypeNode, type DocumentNode } from 'graphql';
+import { OperationTypeNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimit } from '../config';
 import { gatewayError } from '../errors';
 import type { GatewayContext } from '../plugins/context';
-import { rootFields, selectedOperation } from '../plugins/root-fields';
 import type { GatewayRuntime } from '../runtime';
 import { overLimit, type RateLimitStore } from './rate-limiter';
 
@@ -98,8 +97,6 @@ export function useRateLimits({ runtime }: RateLimitsOptions): Plugin<GatewayCon
   ].map(onlyForLogin).concat(useSessionRateLimit(runtime));
 }
 
-type OperationArgs = { readonly document: DocumentNode; readonly operationName?: string | null };
-
 /** Runs a login rule only for operations that select `login` (a root mutation field). */
 function onlyForLogin(plugin: Plugin<GatewayContext>): Plugin<GatewayContext> {
   const onExecute = plugin.onExecute;
@@ -107,11 +104,11 @@ function onlyForLogin(plugin: Plugin<GatewayContext>): Plugin<GatewayContext> {
   return {
     ...plugin,
     onExecute(payload) {
-      const { document, operationName } = payload.args as OperationArgs;
-      const operation = selectedOperation(document, operationName);
-      if (operation && operation.operation !== OperationTypeNode.MUTATION) return;
-      // Without a selectable operation, graphql-js refuses the document; let the library look anyway.
-      if (operation && !rootFields(document, operation).some((field) => field.name.value === 'login')) return;
+      // Found once by useSessionAuth. Without a selectable operation graphql-js refuses the
+      // document; the library looks anyway.
+      const executed = (payload.args.contextValue as GatewayContext).state.executed;
+      if (executed && executed.operation.operation !== OperationTypeNode.MUTATION) return;
+      if (executed && !executed.fields.some((field) => field.name.value === 'login')) return;
       return onExecute(payload);
     },
   };
@@ -126,12 +123,10 @@ function useSessionRateLimit(runtime: GatewayRuntime): Plugin<GatewayContext> {
   return {
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as GatewayContext;
-      if (context.identity?.kind !== 'session') return;
-      const { document, operationName } = args as OperationArgs;
-      const operation = selectedOperation(document, operationName);
-      if (!operation) return;
+      const executed = context.state.executed;
+      if (context.identity?.kind !== 'session' || !executed) return;
       const identifier = context.identity.session.key;
-      const decisions = await Promise.all(rootFields(document, operation).map((field) => runtime.rateLimits.hit(counterKey('session', { contextIdentity: 'session', fieldIdentity: `${field.name.value}:${identifier}` }), limit.max, limit.windowMs)));
+      const decisions = await Promise.all(executed.fields.map((field) => runtime.rateLimits.hit(counterKey('session', { contextIdentity: 'session', fieldIdentity: `${field.name.value}:${identifier}` }), limit.max, limit.windowMs)));
       const refused = decisions.filter((decision) => !decision.allowed);
       // The longest wait, so a client that honours Retry-After gets every field through.
       if (refused.length) setResultAndStopExecution({ errors: [overLimit(runtime, 'session', refused.reduce((a, b) => (b.retryAfterMs > a.retryAfterMs ? b : a)))] });
