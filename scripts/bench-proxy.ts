@@ -10,7 +10,7 @@
  * Listens on 127.0.0.1 on a free port and prints `listening <url>` on stdout.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveOnLoopback } from './bench-serve';
 import { Pool } from 'undici';
 
 const targetText = process.env.BENCH_TARGET;
@@ -70,14 +70,4 @@ const server = createServer((req, res) => {
     else res.destroy();
   });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => {
-  console.log(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-});
-const stop = () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.close().finally(() => process.exit(0));
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+serveOnLoopback(server, () => pool.close());

@@ -5,7 +5,7 @@
  * no GraphQL. Listens on 127.0.0.1 on a free port and prints `listening <url>` on stdout.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveOnLoopback } from './bench-serve';
 import { Redis } from 'ioredis';
 
 const url = process.env.BENCH_REDIS_URL;
@@ -28,15 +28,4 @@ const server = createServer((req, res) => {
     );
   });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => {
-  console.log(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-});
-const stop = () => {
-  server.close();
-  server.closeAllConnections();
-  redis.disconnect();
-  process.exit(0);
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+serveOnLoopback(server, () => redis.disconnect());
