@@ -8,14 +8,15 @@ import type { StoreHealth } from './observability/store-health';
 
 export interface RedisClientOptions {
   readonly url: string;
-  /** Where outages are reported (logged once per outage). */
-  readonly health: StoreHealth;
+  /** Where outages are reported (logged once per outage); none: a helper connection whose errors the main one reports. */
+  readonly health?: StoreHealth;
+  readonly name?: string;
   readonly commandTimeoutMs?: number;
 }
 
 export function createRedisClient(options: RedisClientOptions): Redis {
   const redis = new Redis(options.url, {
-    connectionName: `statement-gateway:${options.health.name}`,
+    connectionName: `statement-gateway:${options.name ?? options.health?.name ?? 'helper'}`,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs ?? 500,
@@ -24,8 +25,13 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   });
   // ioredis emits an error per reconnection attempt; the health object logs the outage once.
-  redis.on('error', (error: unknown) => options.health.failed(error));
-  redis.on('ready', () => options.health.ok());
+  const health = options.health;
+  if (health) {
+    redis.on('error', (error: unknown) => health.failed(error));
+    redis.on('ready', () => health.ok());
+  } else {
+    redis.on('error', () => undefined);
+  }
   return redis;
 }
 

@@ -32,7 +32,8 @@ import { publicSchema } from './plugins/public-schema';
 import { installRuntime, upstreamTarget, type GatewayRuntime } from './runtime';
 import { createMemorySessionStore } from './session/memory-store';
 import { createRedisSessionStore } from './session/redis-store';
-import { Sessions } from './session/sessions';
+import { createSessionCache } from './session/session-cache';
+import { Sessions, type ActiveSession } from './session/sessions';
 import type { SessionStore } from './session/store';
 import { createUpstreamFetch } from './upstream/fetch';
 
@@ -96,18 +97,34 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   } else {
     store = createMemorySessionStore();
   }
+  const metrics = createMetrics();
   const cipher = createCredentialCipher(config.credentialKey ?? randomBytes(32), config.previousCredentialKeys);
+  // With Redis, replicas remember a resolved session for a moment (src/session/session-cache.ts),
+  // never longer than a quarter of the idle timeout.
+  const sessionCacheMs = Math.min(config.sessionCacheMs, Math.floor(config.sessionIdleMs / 4));
+  const sessionCache =
+    redis && config.redisUrl && sessionCacheMs > 0
+      ? createSessionCache<ActiveSession>({
+          ttlMs: sessionCacheMs,
+          maxEntries: 100_000,
+          clock,
+          redis,
+          subscriber: createRedisClient({ url: config.redisUrl, name: 'session-invalidations' }),
+          endOf: (session) => session.absoluteExpiresAt,
+          onLookup: (result) => metrics.sessionCacheLookup(result),
+        })
+      : undefined;
   const sessions = new Sessions({
     store,
     cipher,
     idleMs: config.sessionIdleMs,
     absoluteMs: config.sessionAbsoluteMs,
     clock,
+    ...(sessionCache ? { cache: sessionCache } : {}),
   });
 
   // Caches fail open, on their own connections with a shorter command timeout: a slow or absent
   // cache store costs a request a quarter of a second at most, then it goes on uncached.
-  const metrics = createMetrics();
   const cacheHealth = createStoreHealth('caches', log);
   const cacheClients: Redis[] = [];
   let cacheStore: CacheStore;
@@ -197,6 +214,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
       });
       mesh.destroy();
       store.close?.();
+      await sessionCache?.close();
       await caches.store.close();
       await redis?.quit().catch(() => redis?.disconnect());
       for (const client of cacheClients) await client.quit().catch(() => client.disconnect());

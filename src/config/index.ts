@@ -27,6 +27,19 @@ const upstreamUrl = (example: string) =>
     return !parsed.username && !parsed.password;
   }, 'must not contain a user name or password');
 
+/** The session cache's life: 0 turns it off; at most a second (logout must reach every replica within one). */
+const sessionCacheTtl = z
+  .string()
+  .default('1s')
+  .transform((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === undefined || ms > 1_000) {
+      ctx.addIssue({ code: 'custom', message: 'expected a duration from 0 to 1s, such as 500ms (0 turns the cache off)' });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
 const duration = (fallback: string) =>
   z
     .string()
@@ -142,6 +155,7 @@ const schema = z
     COOKIE_SECURE: flag,
     SESSION_IDLE_TIMEOUT: duration('30m'),
     SESSION_ABSOLUTE_TIMEOUT: duration('8h'),
+    SESSION_CACHE_TTL: sessionCacheTtl,
     CREDENTIAL_KEY: credentialKey,
     CREDENTIAL_KEY_PREVIOUS: previousKeys,
     UPSTREAM_TIMEOUT_MS: integer(10_000, 1, 600_000),
@@ -202,6 +216,8 @@ export interface GatewayConfig {
   readonly cookieSecure: boolean;
   readonly sessionIdleMs: number;
   readonly sessionAbsoluteMs: number;
+  /** How long a replica may reuse a resolved session without asking the store (0: never; Redis only). */
+  readonly sessionCacheMs: number;
   /** AES-256-GCM key for credentials at rest; undefined: generated per process (in-memory store only). */
   readonly credentialKey?: Buffer;
   /** Keys being rotated out: credentials sealed with them still open; new ones use `credentialKey`. */
@@ -285,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     cookieSecure: e.COOKIE_SECURE ?? !embedded,
     sessionIdleMs: e.SESSION_IDLE_TIMEOUT,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_TIMEOUT,
+    sessionCacheMs: e.SESSION_CACHE_TTL,
     credentialKey: e.CREDENTIAL_KEY,
     previousCredentialKeys: e.CREDENTIAL_KEY_PREVIOUS,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,

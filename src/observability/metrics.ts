@@ -34,6 +34,7 @@ export interface GatewayMetrics {
   upstreamRequest(environment: Environment, operation: string, outcome: UpstreamOutcome, seconds: number): void;
   /** The contract's `statement_gateway_sessions_total{event}`. */
   session(event: SessionEvent): void;
+  sessionCacheLookup(result: 'hit' | 'miss'): void;
   /** One error in a GraphQL answer, by its contract code. */
   graphqlError(code: string): void;
 }
@@ -78,7 +79,7 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   });
   const upstreamDuration = new Histogram({
     name: 'statement_gateway_upstream_request_duration_seconds',
-    help: 'Upstream HTTP calls until the answer headers, by environment, operation (the upstream operation: a root field, signIn, signOut, graphql for the drop-in pass-through) and outcome (ok: any answer below 500; error: refused or 5xx; timeout).',
+    help: 'Upstream HTTP calls until the whole answer was read, by environment, operation (the upstream operation: a root field, signIn, signOut, graphql for the drop-in pass-through) and outcome (ok: any answer below 500; error: refused or 5xx; timeout).',
     labelNames: ['environment', 'operation', 'outcome'] as const,
     buckets: UPSTREAM_DURATION_BUCKETS,
     registers: [registry],
@@ -87,6 +88,12 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     name: 'statement_gateway_sessions_total',
     help: 'Browser session events: login, logout, expired (the cookie names a session the store no longer holds: past its idle or absolute end, or an unknown id), rejected (a malformed cookie, or the upstream refused the credential).',
     labelNames: ['event'] as const,
+    registers: [registry],
+  });
+  const sessionCache = new Counter({
+    name: 'statement_gateway_session_cache_lookups_total',
+    help: 'Cookie requests whose session came from the in-process session cache (hit) or from the session store (miss).',
+    labelNames: ['result'] as const,
     registers: [registry],
   });
   const graphqlErrors = new Counter({
@@ -100,6 +107,7 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     for (const result of ['hit', 'miss', 'stale'] as const) lookups.labels(cache, result).inc(0);
   }
   for (const event of ['login', 'logout', 'expired', 'rejected'] as const) sessions.labels(event).inc(0);
+  for (const result of ['hit', 'miss'] as const) sessionCache.labels(result).inc(0);
   return {
     registry,
     cacheLookup: (cache, result, count = 1) => lookups.labels(cache, result).inc(count),
@@ -110,6 +118,7 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     apiKeyRejected: () => keyRejections.inc(),
     upstreamRequest: (environment, operation, outcome, seconds) => upstreamDuration.labels(environment, operation, outcome).observe(seconds),
     session: (event) => sessions.labels(event).inc(),
+    sessionCacheLookup: (result) => sessionCache.labels(result).inc(),
     graphqlError: (code) => graphqlErrors.labels(code).inc(),
   };
 }

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Environment } from '../config';
 import type { CredentialCipher } from '../credentials/cipher';
 import type { UpstreamCredential } from '../credentials/types';
+import type { SessionCache } from './session-cache';
 import type { SessionStore } from './store';
 
 /** 256 bits from the CSPRNG, base64url (43 characters). */
@@ -33,6 +34,8 @@ export interface SessionsOptions {
   readonly idleMs: number;
   readonly absoluteMs: number;
   readonly clock?: () => number;
+  /** Resolved sessions remembered for a moment (see session-cache); none: every request asks the store. */
+  readonly cache?: SessionCache<ActiveSession>;
 }
 
 export function sessionKey(id: string): string {
@@ -65,10 +68,21 @@ export class Sessions {
     return { id, session: { key, uid: credential.uid, environment, credential, sealed, absoluteExpiresAt } };
   }
 
-  /** Looks up the session of a cookie value and extends its idle life. Throws when the store is down. */
+  /**
+   * Looks up the session of a cookie value and extends its idle life. Throws when the store is
+   * down. An active session may come from the cache, without a store round trip.
+   */
   async resolve(id: string): Promise<ResolveResult> {
     if (!ID_PATTERN.test(id)) return { status: 'malformed' };
     const key = sessionKey(id);
+    const cache = this.options.cache;
+    if (!cache) return this.touch(key);
+    const remembered = cache.get(key);
+    if (remembered) return { status: 'active', session: remembered };
+    return cache.load(key, () => this.touch(key), (result) => (result.status === 'active' ? result.session : undefined));
+  }
+
+  private async touch(key: string): Promise<ResolveResult> {
     const result = await this.options.store.touch(key, this.options.idleMs, this.clock());
     if (result.status !== 'active') return result;
     const { record } = result;
@@ -99,7 +113,11 @@ export class Sessions {
    */
   async rotate(session: ActiveSession, next: UpstreamCredential): Promise<string | undefined> {
     const sealed = this.options.cipher.seal(next, session.key);
-    return (await this.options.store.replaceCredential(session.key, session.sealed, sealed)) ? sealed : undefined;
+    try {
+      return (await this.options.store.replaceCredential(session.key, session.sealed, sealed)) ? sealed : undefined;
+    } finally {
+      await this.options.cache?.invalidate(session.key);
+    }
   }
 
   /**
@@ -107,10 +125,18 @@ export class Sessions {
    * stored meanwhile (a racing answer rotated it): a stale token's 401 must not end a live session.
    */
   async endIfCurrent(session: Pick<ActiveSession, 'key' | 'sealed'>): Promise<boolean> {
-    return this.options.store.deleteIfCredential(session.key, session.sealed);
+    try {
+      return await this.options.store.deleteIfCredential(session.key, session.sealed);
+    } finally {
+      await this.options.cache?.invalidate(session.key);
+    }
   }
 
   async end(session: Pick<ActiveSession, 'key'>): Promise<void> {
-    await this.options.store.delete(session.key);
+    try {
+      await this.options.store.delete(session.key);
+    } finally {
+      await this.options.cache?.invalidate(session.key);
+    }
   }
 }

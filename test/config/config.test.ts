@@ -26,6 +26,7 @@ describe('loadConfig', () => {
     expect(config.host).toBe('127.0.0.1');
     expect(config.sessionIdleMs).toBe(1_800_000);
     expect(config.sessionAbsoluteMs).toBe(8 * 3_600_000);
+    expect(config.sessionCacheMs).toBe(1_000);
     expect(config.upstreamTimeoutMs).toBe(10_000);
     expect(config.trustProxy).toBe(0);
     expect(config.allowedOrigins).toEqual([]);
@@ -150,6 +151,13 @@ describe('loadConfig', () => {
 
   it('refuses a zero SESSION_ABSOLUTE_TIMEOUT, naming the variable', () => {
     expect(refusal({ SESSION_ABSOLUTE_TIMEOUT: '0s' }).message).toContain('SESSION_ABSOLUTE_TIMEOUT');
+  });
+
+  it('reads SESSION_CACHE_TTL from 0 (off) to 1s, and refuses longer, naming the variable', () => {
+    expect(loadConfig({ SESSION_CACHE_TTL: '0' }).sessionCacheMs).toBe(0);
+    expect(loadConfig({ SESSION_CACHE_TTL: '250ms' }).sessionCacheMs).toBe(250);
+    expect(refusal({ SESSION_CACHE_TTL: '2s' }).message).toContain('SESSION_CACHE_TTL');
+    expect(refusal({ SESSION_CACHE_TTL: 'soon' }).message).toContain('SESSION_CACHE_TTL');
   });
 
   it('refuses PORT=70000, naming the variable', () => {

@@ -1,0 +1,59 @@
+/**
+ * Sessions still fail closed with the session cache on: a session the replica remembers is not
+ * served from memory once its Redis is gone, and for no more than the cache's life (1 s) while
+ * its Redis hangs. The Redis here is the test's own.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNT } from '../helpers/emulator';
+import { Browser, useGatewayOnOwnRedis } from '../helpers/gateway';
+import { scrape } from '../helpers/metrics';
+
+const setup = useGatewayOnOwnRedis({ SESSION_CACHE_TTL: '1s' });
+const { gateway } = setup;
+const GREETING = '{ secretGreeting { response } }';
+const HITS = ['statement_gateway_session_cache_lookups_total', { result: 'hit' }] as const;
+
+/** A signed-in browser whose session this replica now remembers. */
+async function remembered(): Promise<Browser> {
+  const browser = new Browser(gateway.current.url);
+  expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+  const before = (await scrape(gateway.current.url)).sum(...HITS);
+  expect((await browser.graphql(GREETING)).codes).toEqual([]);
+  expect((await browser.graphql(GREETING)).codes).toEqual([]);
+  expect((await scrape(gateway.current.url)).sum(...HITS) - before).toBeGreaterThanOrEqual(1);
+  return browser;
+}
+
+describe('the session cache when the session store is away', () => {
+  it('serves a remembered session for at most the cache life while Redis hangs, then fails closed', async () => {
+    const browser = await remembered();
+    setup.redis.pause();
+    const paused = performance.now();
+    try {
+      // Every answer after the cache life (plus the command timeout) is a refusal.
+      let last: { codes: string[]; at: number } | undefined;
+      while (performance.now() - paused < 2_500) {
+        const answer = await browser.graphql(GREETING);
+        last = { codes: answer.codes, at: performance.now() - paused };
+        if (answer.codes.length) expect(answer.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
+        else expect(last.at).toBeLessThan(1_000 + 100);
+      }
+      expect(last?.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
+    } finally {
+      setup.redis.resume();
+    }
+    expect((await browser.graphql(GREETING)).codes).toEqual([]);
+  });
+
+  it('serves nothing from memory once Redis is gone', async () => {
+    const browser = await remembered();
+    await setup.redis.stop();
+    try {
+      const answer = await browser.graphql(GREETING);
+      expect(answer.status).toBe(503);
+      expect(answer.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
+    } finally {
+      await setup.redis.start();
+    }
+  });
+});
