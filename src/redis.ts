@@ -18,6 +18,9 @@ export function createRedisClient(options: RedisClientOptions): Redis {
   const redis = new Redis(options.url, {
     connectionName: `statement-gateway:${options.name ?? options.health?.name ?? 'helper'}`,
     enableOfflineQueue: false,
+    // Commands issued in one tick leave in one write (one syscall instead of one each): under
+    // load the session rate-limit counts of concurrent requests share a write.
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs ?? 500,
     connectTimeout: 1_000,

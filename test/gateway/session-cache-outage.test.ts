@@ -45,6 +45,35 @@ describe('the session cache when the session store is away', () => {
     expect((await browser.graphql(GREETING)).codes).toEqual([]);
   });
 
+  it('fails closed within two seconds for waves of concurrent requests while Redis hangs', async () => {
+    const browsers = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const browser = new Browser(gateway.current.url);
+        expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+        return browser;
+      }),
+    );
+    setup.redis.pause();
+    try {
+      // Commands queued behind ones Redis never answers must time out too, not wait in line.
+      const waves = [0, 300, 600].map(async (delay) => {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        return Promise.all(
+          browsers.map(async (browser) => {
+            const started = performance.now();
+            const answer = await browser.graphql(GREETING);
+            return { codes: answer.codes, ms: performance.now() - started };
+          }),
+        );
+      });
+      const answers = (await Promise.all(waves)).flat();
+      expect(answers.flatMap((answer) => answer.codes)).toEqual(Array.from({ length: 30 }, () => 'SESSION_STORE_UNAVAILABLE'));
+      expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(2_000);
+    } finally {
+      setup.redis.resume();
+    }
+  });
+
   it('serves nothing from memory once Redis is gone', async () => {
     const browser = await remembered();
     await setup.redis.stop();
