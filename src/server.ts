@@ -112,6 +112,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
           subscriber: createRedisClient({ url: config.redisUrl, name: 'session-invalidations' }),
           endOf: (session) => session.absoluteExpiresAt,
           onLookup: (result) => metrics.sessionCacheLookup(result),
+          onPublishFailed: () => log.sessionInvalidationUnpublished(),
         })
       : undefined;
   const sessions = new Sessions({

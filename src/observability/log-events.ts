@@ -27,6 +27,9 @@ export function createLogEvents(logger: Logger) {
     loginRefused(fields: { environment: Environment; reason: 'invalid-credentials' | 'input-too-long' }) {
       logger.info({ event: 'session.login-refused', ...fields }, 'login refused');
     },
+    sessionInvalidationUnpublished() {
+      logger.warn({ event: 'session.invalidation-unpublished' }, 'a session change could not be published to the other replicas; their copies end within SESSION_CACHE_TTL');
+    },
     logout(fields: { environment: Environment; upstreamSignOut: 'ok' | 'failed' }) {
       logger.info({ event: 'session.logout', ...fields }, 'logout');
     },

@@ -143,7 +143,8 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
           runtime.sessionStoreHealth.failed(error);
           return refuse(gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error }));
         }
-        runtime.sessionStoreHealth.ok();
+        // Only an answer of the store itself says it is reachable (not one from the session cache).
+        if (result.status !== 'active' || !result.cached) runtime.sessionStoreHealth.ok();
         if (result.status === 'active') {
           extendContext({
             identity: { kind: 'session', session: result.session },

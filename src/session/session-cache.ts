@@ -12,7 +12,11 @@
  * - Nothing is served from memory unless the invalidation channel is subscribed and the store's
  *   connection is up: after any disconnection (when messages may have been missed) the memory is
  *   emptied and every request goes to the store again, which fails closed.
- * - A store answer that raced an invalidation of the same session is used once and not kept.
+ * - A store answer that raced an invalidation of the same session, or a disconnection, or that was
+ *   read while the channel was down, is used once and not kept; an entry's life counts from before
+ *   the store was asked.
+ * - Once a store command fails, memory is emptied and bypassed until one succeeds, so a hung
+ *   store stops serving remembered sessions as soon as any request finds it out.
  *
  * A request served from memory does not extend the session's idle life in the store; the next
  * touch does. The idle timeout can therefore end a session up to `ttlMs` early, never late;
@@ -33,6 +37,8 @@ export interface SessionCacheOptions<T> {
   /** The end of an entry's value's life, whatever the TTL (the session's absolute end). */
   readonly endOf: (value: T) => number;
   readonly onLookup?: (result: 'hit' | 'miss') => void;
+  /** An invalidation could not be published (the other replicas then forget within the entry's life). */
+  readonly onPublishFailed?: () => void;
 }
 
 interface Entry<T> {
@@ -60,11 +66,20 @@ export function createSessionCache<T>(options: SessionCacheOptions<T>): SessionC
   /** Invalidations seen per key while loads of that key were in flight. */
   const inFlight = new Map<string, { loads: number; invalidated: boolean }>();
   let subscribed = false;
+  /** A store command failed: nothing from memory until one succeeds again. */
+  let storeFailing = false;
+  /** Bumped whenever everything is forgotten: a load that started before keeps nothing. */
+  let epoch = 0;
+  let closed = false;
 
   const forgetAll = () => {
-    subscribed = false;
+    epoch++;
     entries.clear();
     for (const flight of inFlight.values()) flight.invalidated = true;
+  };
+  const unsubscribed = () => {
+    subscribed = false;
+    forgetAll();
   };
   const forget = (key: string) => {
     entries.delete(key);
@@ -72,24 +87,44 @@ export function createSessionCache<T>(options: SessionCacheOptions<T>): SessionC
     if (flight) flight.invalidated = true;
   };
 
-  subscriber.on('message', (channel: string, key: string) => {
+  const onMessage = (channel: string, key: string) => {
     if (channel === SESSION_INVALIDATION_CHANNEL) forget(key);
-  });
+  };
+  subscriber.on('message', onMessage);
   // Messages can be lost while disconnected: forget everything until subscribed again.
-  for (const event of ['close', 'reconnecting', 'end', 'error'] as const) subscriber.on(event, forgetAll);
-  for (const event of ['close', 'reconnecting', 'end'] as const) redis.on(event, () => entries.clear());
+  const subscriberEvents = ['close', 'reconnecting', 'end', 'error'] as const;
+  for (const event of subscriberEvents) subscriber.on(event, unsubscribed);
+  const storeEvents = ['close', 'reconnecting', 'end'] as const;
+  for (const event of storeEvents) redis.on(event, forgetAll);
+
+  let retry: NodeJS.Timeout | undefined;
   const subscribe = () => {
+    clearTimeout(retry);
     subscriber.subscribe(SESSION_INVALIDATION_CHANNEL).then(
       () => {
         if (subscriber.status === 'ready') subscribed = true;
       },
-      () => forgetAll(),
+      () => {
+        unsubscribed();
+        // Refused while the connection stays up (a slow Redis): try again; a reconnection
+        // subscribes anyway.
+        if (!closed && subscriber.status === 'ready') retry = setTimeout(subscribe, 1_000).unref();
+      },
     );
   };
   subscriber.on('ready', subscribe);
   if (subscriber.status === 'ready') subscribe();
 
-  const usable = () => subscribed && redis.status === 'ready' && subscriber.status === 'ready';
+  // Entries of sessions nobody asks for again are swept, so memory holds no credential for long.
+  const sweep = setInterval(() => {
+    const now = clock();
+    for (const [key, entry] of entries) if (entry.until <= now) entries.delete(key);
+  }, Math.max(1_000, ttlMs * 5));
+  sweep.unref();
+
+  /** Invalidation messages can reach this replica. */
+  const listening = () => subscribed && redis.status === 'ready' && subscriber.status === 'ready';
+  const usable = () => listening() && !storeFailing;
 
   return {
     get(key) {
@@ -105,16 +140,29 @@ export function createSessionCache<T>(options: SessionCacheOptions<T>): SessionC
 
     async load(key, load, keep) {
       options.onLookup?.('miss');
+      // An entry's life counts from before the store was asked, and nothing read while the
+      // channel was down (or that raced a lost connection) is kept.
+      const startedAt = clock();
+      const startEpoch = epoch;
       let flight = inFlight.get(key);
       if (!flight) inFlight.set(key, (flight = { loads: 0, invalidated: false }));
       flight.loads++;
+      if (!listening()) flight.invalidated = true;
       try {
-        const result = await load();
+        let result: Awaited<ReturnType<typeof load>>;
+        try {
+          result = await load();
+        } catch (error) {
+          // The store is failing: a remembered session must not outlive the outage's discovery.
+          storeFailing = true;
+          forgetAll();
+          throw error;
+        }
+        storeFailing = false;
         const value = keep(result);
-        if (value !== undefined && !flight.invalidated && usable()) {
-          const now = clock();
-          const until = Math.min(now + ttlMs, endOf(value));
-          if (until > now) {
+        if (value !== undefined && !flight.invalidated && epoch === startEpoch && usable()) {
+          const until = Math.min(startedAt + ttlMs, endOf(value));
+          if (until > clock()) {
             // Oldest first out: a Map iterates in insertion order.
             entries.delete(key);
             entries.set(key, { value, until });
@@ -132,7 +180,8 @@ export function createSessionCache<T>(options: SessionCacheOptions<T>): SessionC
 
     async invalidate(key) {
       forget(key);
-      await redis.publish(SESSION_INVALIDATION_CHANNEL, key).catch(() => undefined);
+      // A lost message is bounded by the entry's life (at most a second) on the other replicas.
+      await redis.publish(SESSION_INVALIDATION_CHANNEL, key).catch(() => options.onPublishFailed?.());
     },
 
     get size() {
@@ -140,7 +189,14 @@ export function createSessionCache<T>(options: SessionCacheOptions<T>): SessionC
     },
 
     async close() {
-      forgetAll();
+      closed = true;
+      clearInterval(sweep);
+      clearTimeout(retry);
+      unsubscribed();
+      subscriber.off('message', onMessage);
+      subscriber.off('ready', subscribe);
+      for (const event of subscriberEvents) subscriber.off(event, unsubscribed);
+      for (const event of storeEvents) redis.off(event, forgetAll);
       await subscriber.quit().catch(() => subscriber.disconnect());
     },
   };

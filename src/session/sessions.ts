@@ -25,7 +25,7 @@ export interface ActiveSession {
 }
 
 export type ResolveResult =
-  | { readonly status: 'active'; readonly session: ActiveSession }
+  | { readonly status: 'active'; readonly session: ActiveSession; /** From the session cache: the store was not asked. */ readonly cached?: true }
   | { readonly status: 'expired' | 'missing' | 'malformed' };
 
 export interface SessionsOptions {
@@ -78,7 +78,7 @@ export class Sessions {
     const cache = this.options.cache;
     if (!cache) return this.touch(key);
     const remembered = cache.get(key);
-    if (remembered) return { status: 'active', session: remembered };
+    if (remembered) return { status: 'active', session: remembered, cached: true };
     return cache.load(key, () => this.touch(key), (result) => (result.status === 'active' ? result.session : undefined));
   }
 

@@ -182,16 +182,64 @@ describe('the session cache between two replicas', () => {
     await x.load(k, () => Promise.resolve(({ token: 't', end: Infinity })), keep);
     expect(x.get(k)?.token).toBe('t');
     // Another client kills the subscription connection: messages could be missed from now on.
-    expect(await redis.client('KILL', 'TYPE', 'pubsub', 'SKIPME', 'yes', 'ID', idOf(await redis.client('LIST'), name))).toBe(1);
+    expect(await redis.client('KILL', 'TYPE', 'pubsub', 'SKIPME', 'yes', 'ID', idOf(String(await redis.client('LIST')), name))).toBe(1);
     const started = performance.now();
     while (x.get(k) && performance.now() - started < 1_000) await new Promise((resolve) => setTimeout(resolve, 1));
     expect(x.get(k)).toBeUndefined();
-    // Until subscribed again, a load is used but not kept.
-    await x.load(k, () => Promise.resolve(({ token: 't2', end: Infinity })), keep);
-    if (subscriber.status !== 'ready') expect(x.get(k)).toBeUndefined();
     await subscribed(x);
     await x.load(k, () => Promise.resolve(({ token: 't3', end: Infinity })), keep);
     expect(x.get(k)?.token).toBe('t3');
+  });
+
+  it('keeps nothing read while its channel was down, even when the answer arrives after it is back', async () => {
+    const redis = await connect();
+    const subscriber = await connect();
+    const x = createSessionCache<Value>({ ttlMs: 1_000, maxEntries: 10, clock: () => now, redis, subscriber, endOf: (value) => value.end });
+    await subscribed(x);
+    const ended = new Promise((resolve) => subscriber.once('end', resolve));
+    subscriber.disconnect();
+    await ended;
+    const k = nextKey();
+    // The store is asked while no invalidation can arrive (a logout elsewhere would be missed)...
+    let release: () => void = () => undefined;
+    const loading = x.load(k, () => new Promise<Value>((resolve) => (release = () => resolve({ token: 'unheard', end: Infinity }))), keep);
+    // ...and answers once the channel is back.
+    await subscriber.connect();
+    await subscribed(x);
+    release();
+    expect((await loading).token).toBe('unheard');
+    expect(x.get(k)).toBeUndefined();
+  });
+
+  it('empties and bypasses its memory once a store command fails, until one succeeds', async () => {
+    const x = await replica();
+    await subscribed(x);
+    const [k1, k2, k3] = [nextKey(), nextKey(), nextKey()];
+    await x.load(k1, () => Promise.resolve({ token: 'a', end: Infinity }), keep);
+    expect(x.get(k1)?.token).toBe('a');
+    await expect(x.load(k2, () => Promise.reject(new Error('Command timed out')), keep)).rejects.toThrow('Command timed out');
+    expect(x.get(k1)).toBeUndefined();
+    await x.load(k3, () => Promise.resolve({ token: 'c', end: Infinity }), keep);
+    expect(x.get(k3)?.token).toBe('c');
+  });
+
+  it('counts an entry\'s life from before the store was asked', async () => {
+    const x = await replica(1_000);
+    await subscribed(x);
+    const k = nextKey();
+    const asked = now;
+    await x.load(
+      k,
+      () => {
+        now += 600; // a slow store answer
+        return Promise.resolve({ token: 'slow', end: Infinity });
+      },
+      keep,
+    );
+    now = asked + 999;
+    expect(x.get(k)?.token).toBe('slow');
+    now = asked + 1_000;
+    expect(x.get(k)).toBeUndefined();
   });
 
 });
