@@ -21,14 +21,29 @@ const ROOT = path.resolve(__dirname, '..');
 const counts = { requests: 0, errors: new Map<string, number>() };
 const count = (code: string) => counts.errors.set(code, (counts.errors.get(code) ?? 0) + 1);
 
-/** The gateway's V8 heap in use (its own /metrics), to tell a leak (heap grows) from RSS slack. */
-async function heapMiB(gatewayUrl: string): Promise<number> {
+interface Memory {
+  /** V8 heap in use. */
+  readonly heap: number;
+  /** V8 heap reserved (in use plus free pages V8 keeps). */
+  readonly heapTotal: number;
+  /** Memory outside the V8 heap that V8 knows of: Buffers, ArrayBuffers. */
+  readonly external: number;
+}
+
+/**
+ * The gateway's memory as V8 sees it (its own /metrics), in MiB, to tell a leak (the heap in use
+ * grows) from RSS slack (the allocator keeps freed pages).
+ */
+async function memoryMiB(gatewayUrl: string): Promise<Memory> {
   try {
     const text = await (await fetch(`${gatewayUrl}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
-    const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
-    return match?.[1] ? Number(match[1]) / 1024 / 1024 : Number.NaN;
+    const read = (name: string) => {
+      const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+      return match?.[1] ? Number(match[1]) / 1024 / 1024 : Number.NaN;
+    };
+    return { heap: read('nodejs_heap_size_used_bytes'), heapTotal: read('nodejs_heap_size_total_bytes'), external: read('nodejs_external_memory_bytes') };
   } catch {
-    return Number.NaN;
+    return { heap: Number.NaN, heapTotal: Number.NaN, external: Number.NaN };
   }
 }
 
@@ -102,6 +117,9 @@ async function main(): Promise<void> {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', LOG_LEVEL: 'warn',
+      // Allocator and V8 settings to compare, passed on when set.
+      ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
+      ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
       UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
       RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m', RATE_LIMIT_SESSION: '1000000/1m',
       ...(redisUrl ? { REDIS_URL: redisUrl, CREDENTIAL_KEY: randomBytes(32).toString('base64') } : {}),
@@ -129,16 +147,16 @@ async function main(): Promise<void> {
   const started = Date.now();
   const until = started + minutes * 60_000;
   console.log(`soak: ${clients} clients for ${minutes} min against ${gatewayUrl} (${redisUrl ? 'Redis' : 'in-memory stores'})`);
-  console.log('elapsed  requests  req/s  rss MiB  heap MiB  errors by code');
-  const samples: { at: number; rss: number; heap: number }[] = [];
+  console.log('elapsed  requests  req/s  rss MiB  heap MiB  heap total  external  errors by code');
+  const samples: ({ at: number; rss: number } & Memory)[] = [];
   let last = 0;
   const report = setInterval(() => {
     const elapsed = (Date.now() - started) / 1000;
     const rss = rssMiB(pid);
-    void heapMiB(gatewayUrl).then((heap) => {
-      samples.push({ at: elapsed, rss, heap });
+    void memoryMiB(gatewayUrl).then((memory) => {
+      samples.push({ at: elapsed, rss, ...memory });
       const errors = [...counts.errors.entries()].map(([code, n]) => `${code}=${n}`).join(' ') || 'none';
-      console.log(`${elapsed.toFixed(0).padStart(6)}s  ${String(counts.requests).padStart(8)}  ${((counts.requests - last) / 30).toFixed(0).padStart(5)}  ${rss.toFixed(1).padStart(7)}  ${heap.toFixed(1).padStart(8)}  ${errors}`);
+      console.log(`${elapsed.toFixed(0).padStart(6)}s  ${String(counts.requests).padStart(8)}  ${((counts.requests - last) / 30).toFixed(0).padStart(5)}  ${rss.toFixed(1).padStart(7)}  ${memory.heap.toFixed(1).padStart(8)}  ${memory.heapTotal.toFixed(1).padStart(10)}  ${memory.external.toFixed(1).padStart(8)}  ${errors}`);
       last = counts.requests;
     });
   }, 30_000);
@@ -153,6 +171,7 @@ async function main(): Promise<void> {
     const early = floor(samples.filter((sample) => sample.at >= 120).slice(0, 3));
     const late = floor(samples.slice(-3));
     console.log(`heap in use (lowest of 3 samples) from ${early.toFixed(1)} to ${late.toFixed(1)} MiB (${(((late - early) / early) * 100).toFixed(1)}%)`);
+    console.log(`heap total from ${atTwo.heapTotal.toFixed(1)} to ${final.heapTotal.toFixed(1)} MiB; external from ${atTwo.external.toFixed(1)} to ${final.external.toFixed(1)} MiB`);
   }
   console.log(`total: ${counts.requests} requests; errors: ${[...counts.errors.entries()].map(([code, n]) => `${code}=${n}`).join(' ') || 'none'}`);
   child.kill('SIGTERM');
