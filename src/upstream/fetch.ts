@@ -114,19 +114,38 @@ async function undiciFetch(url: string, init: RequestInit): Promise<Response> {
 export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetch {
   const fetchFn = options.fetch ?? undiciFetch;
   return async (url, init, call) => {
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    // The caller's signal and the timeout, combined by hand and released when the call ends. Not
+    // AbortSignal.any: on Node 20 it adds a WeakRef to each source signal's dependants that is never
+    // removed, and Mesh's HTTP executor hands over the same executor-lifetime signal on every call
+    // (a heap snapshot of the soak showed 47,000 more WeakRefs after two minutes). Nor
+    // AbortSignal.timeout, whose timer outlives the call by UPSTREAM_TIMEOUT_MS.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException('The upstream did not answer in time', 'TimeoutError'));
+    }, options.timeoutMs);
+    const callerSignal = init.signal ?? undefined;
+    const onCallerAbort = () => controller.abort(callerSignal?.reason);
+    if (callerSignal?.aborted) onCallerAbort();
+    else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const release = () => {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    };
     const started = performance.now();
     const observe = (outcome: UpstreamOutcome) => options.metrics.upstreamRequest(call.environment, call.operation, outcome, (performance.now() - started) / 1000);
     let response: Response;
     try {
-      response = await fetchFn(url, { ...init, signal, redirect: 'manual' });
+      // The whole answer is read inside (undiciFetch), so the timeout covers the body as well.
+      response = await fetchFn(url, { ...init, signal: controller.signal, redirect: 'manual' });
     } catch (error) {
-      const timedOut = timeout.aborted;
       // The caller went away (its request was aborted): not the upstream's failure, not measured.
       if (timedOut || !init.signal?.aborted) observe(timedOut ? 'timeout' : 'error');
       options.log.upstreamFailed({ ...call, reason: timedOut ? 'timeout' : 'refused' });
       throw gatewayError('UPSTREAM_UNAVAILABLE', undefined, { cause: error });
+    } finally {
+      release();
     }
     if (response.status >= 500) {
       observe('error');
