@@ -11,6 +11,7 @@
  * What `fetch` did besides is kept: a User-Agent, `Accept: *\/*`, compressed answers asked for
  * and decoded (gzip, deflate, br), redirects handed back rather than followed.
  */
+import { setMaxListeners } from 'node:events';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib';
 import { request } from 'undici';
@@ -128,7 +129,12 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
     const callerSignal = init.signal ?? undefined;
     const onCallerAbort = () => controller.abort(callerSignal?.reason);
     if (callerSignal?.aborted) onCallerAbort();
-    else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    else if (callerSignal) {
+      // One listener per call in flight, each removed when its call ends: not a leak, so no
+      // MaxListenersExceededWarning past ten concurrent calls on the executor's shared signal.
+      setMaxListeners(0, callerSignal);
+      callerSignal.addEventListener('abort', onCallerAbort, { once: true });
+    }
     const release = () => {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);

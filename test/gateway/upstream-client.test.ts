@@ -3,6 +3,7 @@
  * HTTP server on loopback: it must answer what `fetch` would (decoded bodies, every header,
  * redirects handed back, bodiless statuses) and measure each call.
  */
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
@@ -53,6 +54,11 @@ beforeAll(async () => {
       } else if (url.pathname === '/empty') {
         res.writeHead(204);
         res.end();
+      } else if (url.pathname === '/slow') {
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end('late');
+        }, 300);
       } else if (url.pathname === '/broken') {
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`stack trace at ${base}`);
@@ -116,6 +122,31 @@ describe('the upstream client', () => {
     expect(error).toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
     expect(String((error as Error).message)).not.toContain('127.0.0.1');
     const after = parseMetrics(await metrics.registry.metrics()).sum('statement_gateway_upstream_request_duration_seconds_count', { operation: 'test', outcome: 'error' });
+    expect(after - before).toBe(1);
+  });
+
+  it('leaves nothing behind on a long-lived caller signal (Mesh passes one per executor)', async () => {
+    const lifetime = new AbortController();
+    await Promise.all(Array.from({ length: 30 }, () => call('/echo', { method: 'POST', body: 'x', signal: lifetime.signal })));
+    expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(0);
+    // Node 20's AbortSignal.any kept a WeakRef per call in the source signal's dependants.
+    const dependants = Object.getOwnPropertySymbols(lifetime.signal).find((symbol) => symbol.description === 'kDependantSignals');
+    const set = dependants ? (lifetime.signal as unknown as Record<symbol, Set<unknown> | undefined>)[dependants] : undefined;
+    expect(set?.size ?? 0).toBe(0);
+  });
+
+  it('stops a call when its caller goes away, without measuring it as the upstream\'s failure', async () => {
+    const caller = new AbortController();
+    const pending = call('/slow', { signal: caller.signal });
+    setTimeout(() => caller.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+  });
+
+  it('times out past its limit with the timeout outcome', async () => {
+    const quick = createUpstreamFetch({ timeoutMs: 100, log: createLogEvents(createLogger({ level: 'silent' })), metrics });
+    const before = parseMetrics(await metrics.registry.metrics()).sum('statement_gateway_upstream_request_duration_seconds_count', { operation: 'slow', outcome: 'timeout' });
+    await expect(quick(`${base}/slow`, {}, { environment: 'sandbox', operation: 'slow' })).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+    const after = parseMetrics(await metrics.registry.metrics()).sum('statement_gateway_upstream_request_duration_seconds_count', { operation: 'slow', outcome: 'timeout' });
     expect(after - before).toBe(1);
   });
 });
