@@ -133,6 +133,24 @@ export class Browser {
   }
 }
 
+/**
+ * Both emulators and `count` gateway processes (replicas) sharing the test Redis, started before
+ * the file's tests and stopped after them. `gateways` fills in once they are up.
+ */
+export function useGatewayReplicas(count: number, extraEnv: Record<string, string> = {}) {
+  const sandbox = useEmulator('sandbox');
+  const production = useEmulator('production');
+  const gateways: GatewayProcess[] = [];
+  beforeAll(async () => {
+    const env = { UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, ...extraEnv };
+    gateways.push(...(await Promise.all(Array.from({ length: count }, () => startGatewayProcess(env)))));
+  });
+  afterAll(async () => {
+    await Promise.all(gateways.splice(0).map((gateway) => gateway.stop()));
+  });
+  return { sandbox, production, gateways };
+}
+
 /** Both emulators and a gateway on the test Redis in front of them, started before the file's tests. */
 export function useGatewayOnEmulators(extraEnv: Record<string, string> = {}) {
   const sandbox = useEmulator('sandbox');

@@ -5,30 +5,16 @@
  * that counters left in Redis by earlier runs never matter.
  */
 import { randomInt } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { control, useEmulator } from '../helpers/emulator';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
+import { describe, expect, it } from 'vitest';
+import { control } from '../helpers/emulator';
+import { Browser, useGatewayReplicas } from '../helpers/gateway';
 
 const PASSWORD = 'a-long-enough-password-123';
-const sandbox = useEmulator('sandbox');
-const production = useEmulator('production');
-let gateways: GatewayProcess[] = [];
-
-beforeAll(async () => {
-  const env = {
-    UPSTREAM_SANDBOX_URL: sandbox.url,
-    UPSTREAM_PRODUCTION_URL: production.url,
-    REDIS_URL: TEST_REDIS_URL,
-    CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-    TRUST_PROXY: '1',
-    RATE_LIMIT_LOGIN: '3/1m',
-    RATE_LIMIT_LOGIN_ADDRESS: '6/1m',
-    RATE_LIMIT_SESSION: '8/1m',
-  };
-  gateways = await Promise.all([startGatewayProcess(env), startGatewayProcess(env)]);
-});
-afterAll(async () => {
-  await Promise.all(gateways.map((gateway) => gateway.stop()));
+const { sandbox, gateways } = useGatewayReplicas(2, {
+  TRUST_PROXY: '1',
+  RATE_LIMIT_LOGIN: '3/1m',
+  RATE_LIMIT_LOGIN_ADDRESS: '6/1m',
+  RATE_LIMIT_SESSION: '8/1m',
 });
 
 const randomAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;

@@ -5,32 +5,17 @@
  * on their own connections to the same Redis, as two replicas hold them.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createSessionCache, type SessionCache } from '../../src/session/session-cache';
-import { DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
+import { DEMO_ACCOUNT } from '../helpers/emulator';
+import { Browser, TEST_REDIS_URL, useGatewayReplicas, type GatewayProcess } from '../helpers/gateway';
 import { scrape } from '../helpers/metrics';
 
 const GREETING = '{ secretGreeting { response } }';
 const LOOKUPS = 'statement_gateway_session_cache_lookups_total';
-const sandbox = useEmulator('sandbox');
-const production = useEmulator('production');
-let a: GatewayProcess;
-let b: GatewayProcess;
-
-beforeAll(async () => {
-  const env = {
-    UPSTREAM_SANDBOX_URL: sandbox.url,
-    UPSTREAM_PRODUCTION_URL: production.url,
-    REDIS_URL: TEST_REDIS_URL,
-    CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-    SESSION_CACHE_TTL: '1s',
-  };
-  [a, b] = await Promise.all([startGatewayProcess(env), startGatewayProcess(env)]);
-});
-afterAll(async () => {
-  await Promise.all([a.stop(), b.stop()]);
-});
+const { gateways } = useGatewayReplicas(2, { SESSION_CACHE_TTL: '1s' });
+const replicaA = () => gateways[0]!;
+const replicaB = () => gateways[1]!;
 
 /** The same cookie on the other replica. */
 function on(gateway: GatewayProcess, browser: Browser): Browser {
@@ -57,12 +42,12 @@ async function untilRefused(browser: Browser): Promise<{ codes: string[]; ms: nu
 
 describe('the session cache', () => {
   it('answers a burst of one session with one session-store lookup', async () => {
-    const browser = new Browser(a.url);
+    const browser = new Browser(replicaA().url);
     expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
-    const before = await lookups(b);
-    const onB = on(b, browser);
+    const before = await lookups(replicaB());
+    const onB = on(replicaB(), browser);
     for (let i = 0; i < 10; i++) expect((await onB.graphql(GREETING)).codes).toEqual([]);
-    const after = await lookups(b);
+    const after = await lookups(replicaB());
     // The first request asks the store; the rest (well within a second) are remembered.
     expect(after.miss - before.miss).toBeGreaterThanOrEqual(1);
     expect(after.miss - before.miss).toBeLessThanOrEqual(2);
@@ -70,13 +55,13 @@ describe('the session cache', () => {
   });
 
   it('ends a session on the other replica as soon as it logs out, not a cache life later', async () => {
-    const browser = new Browser(a.url);
+    const browser = new Browser(replicaA().url);
     expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
-    const onB = on(b, browser);
-    const before = await lookups(b);
+    const onB = on(replicaB(), browser);
+    const before = await lookups(replicaB());
     expect((await onB.graphql(GREETING)).codes).toEqual([]);
     expect((await onB.graphql(GREETING)).codes).toEqual([]);
-    expect((await lookups(b)).hit - before.hit).toBeGreaterThanOrEqual(1);
+    expect((await lookups(replicaB())).hit - before.hit).toBeGreaterThanOrEqual(1);
 
     expect((await browser.graphql('mutation { logout }')).body.data).toEqual({ logout: true });
     const refused = await untilRefused(onB);
