@@ -113,11 +113,7 @@ export class Sessions {
    */
   async rotate(session: ActiveSession, next: UpstreamCredential): Promise<string | undefined> {
     const sealed = this.options.cipher.seal(next, session.key);
-    try {
-      return (await this.options.store.replaceCredential(session.key, session.sealed, sealed)) ? sealed : undefined;
-    } finally {
-      await this.options.cache?.invalidate(session.key);
-    }
+    return (await this.changing(session.key, () => this.options.store.replaceCredential(session.key, session.sealed, sealed))) ? sealed : undefined;
   }
 
   /**
@@ -125,18 +121,19 @@ export class Sessions {
    * stored meanwhile (a racing answer rotated it): a stale token's 401 must not end a live session.
    */
   async endIfCurrent(session: Pick<ActiveSession, 'key' | 'sealed'>): Promise<boolean> {
-    try {
-      return await this.options.store.deleteIfCredential(session.key, session.sealed);
-    } finally {
-      await this.options.cache?.invalidate(session.key);
-    }
+    return this.changing(session.key, () => this.options.store.deleteIfCredential(session.key, session.sealed));
   }
 
   async end(session: Pick<ActiveSession, 'key'>): Promise<void> {
+    await this.changing(session.key, () => this.options.store.delete(session.key));
+  }
+
+  /** A store write to a session; every replica's cached copy is dropped, whether it succeeded or not. */
+  private async changing<T>(key: string, write: () => Promise<T>): Promise<T> {
     try {
-      await this.options.store.delete(session.key);
+      return await write();
     } finally {
-      await this.options.cache?.invalidate(session.key);
+      await this.options.cache?.invalidate(key);
     }
   }
 }

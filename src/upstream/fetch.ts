@@ -32,12 +32,10 @@ export interface UpstreamFetchOptions {
   readonly timeoutMs: number;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
-  /** Another client (tests); undici's `request` by default. */
-  readonly fetch?: (url: string, init: RequestInit) => Promise<Response>;
 }
 
 /** Statuses whose answers carry no body (the Response constructor refuses one for them). */
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /** Sent unless the caller names its own (as `fetch` does). */
 const DEFAULT_REQUEST_HEADERS: Readonly<Record<string, string>> = {
@@ -113,7 +111,6 @@ async function undiciFetch(url: string, init: RequestInit): Promise<Response> {
 }
 
 export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetch {
-  const fetchFn = options.fetch ?? undiciFetch;
   return async (url, init, call) => {
     // The caller's signal and the timeout, combined by hand and released when the call ends. Not
     // AbortSignal.any: on Node 20 it adds a WeakRef to each source signal's dependants that is never
@@ -144,7 +141,7 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
     let response: Response;
     try {
       // The whole answer is read inside (undiciFetch), so the timeout covers the body as well.
-      response = await fetchFn(url, { ...init, signal: controller.signal, redirect: 'manual' });
+      response = await undiciFetch(url, { ...init, signal: controller.signal });
     } catch (error) {
       // The caller went away (its request was aborted): not the upstream's failure, not measured.
       if (timedOut || !init.signal?.aborted) observe(timedOut ? 'timeout' : 'error');
