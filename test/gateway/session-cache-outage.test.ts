@@ -74,13 +74,26 @@ describe('the session cache when the session store is away', () => {
     }
   });
 
-  it('serves nothing from memory once Redis is gone', async () => {
+  it('serves nothing from memory once it sees Redis gone, well within the cache life', async () => {
     const browser = await remembered();
     await setup.redis.stop();
+    const stopped = performance.now();
     try {
-      const answer = await browser.graphql(GREETING);
-      expect(answer.status).toBe(503);
-      expect(answer.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
+      // The closed connection and the next request can reach the gateway in either order, so the
+      // first answer may still come from memory; once one is refused, all are, long before the
+      // remembered session's second would have run out.
+      const answers: { status: number; codes: string[]; at: number }[] = [];
+      while (performance.now() - stopped < 600) {
+        const answer = await browser.graphql(GREETING);
+        answers.push({ status: answer.status, codes: answer.codes, at: performance.now() - stopped });
+      }
+      const first = answers.findIndex((answer) => answer.codes.length > 0);
+      expect(first).toBeGreaterThanOrEqual(0);
+      expect(answers[first]!.at).toBeLessThan(250);
+      for (const answer of answers.slice(first)) {
+        expect(answer.status).toBe(503);
+        expect(answer.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
+      }
     } finally {
       await setup.redis.start();
     }
