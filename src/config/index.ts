@@ -3,144 +3,10 @@
  * value stops the start with a message naming the variable and what is wrong with it.
  */
 import { z } from 'zod';
-import { parseDuration } from './duration';
+import { credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, upstreamUrl, url } from './fields';
 import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
 
 export type { ServiceAccountConfig } from './service-accounts';
-
-const url = (protocols: readonly string[], example: string) =>
-  z
-    .string()
-    .trim()
-    .refine((value) => {
-      try {
-        return protocols.includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    }, `expected a ${protocols.join(' or ')} URL such as ${example}`);
-
-/** Upstream URLs are logged at start: they must not carry a user or password. */
-const upstreamUrl = (example: string) =>
-  url(['http:', 'https:'], example).refine((value) => {
-    const parsed = new URL(value);
-    return !parsed.username && !parsed.password;
-  }, 'must not contain a user name or password');
-
-/** The session cache's life: 0 turns it off; at most a second (logout must reach every replica within one). */
-const sessionCacheTtl = z
-  .string()
-  .default('1s')
-  .transform((text, ctx) => {
-    const ms = parseDuration(text);
-    if (ms === undefined || ms > 1_000) {
-      ctx.addIssue({ code: 'custom', message: 'expected a duration from 0 to 1s, such as 500ms (0 turns the cache off)' });
-      return z.NEVER;
-    }
-    return ms;
-  });
-
-const duration = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((text, ctx) => {
-      const ms = parseDuration(text);
-      if (ms === undefined || ms <= 0) {
-        ctx.addIssue({ code: 'custom', message: 'expected a duration such as 90s, 30m or 8h' });
-        return z.NEVER;
-      }
-      return ms;
-    });
-
-const integer = (fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .default(String(fallback))
-    .transform((text, ctx) => {
-      const value = Number(text);
-      if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
-        ctx.addIssue({ code: 'custom', message: `expected an integer from ${min} to ${max}` });
-        return z.NEVER;
-      }
-      return value;
-    });
-
-/** A rate such as `5/15m`: at most 5 in any 15 minutes. */
-const rate = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((text, ctx) => {
-      const match = /^\s*(\d+)\s*\/\s*(\S+)\s*$/.exec(text);
-      const max = Number(match?.[1]);
-      const windowMs = match?.[2] ? parseDuration(match[2]) : undefined;
-      if (!match || !Number.isSafeInteger(max) || max < 1 || windowMs === undefined || windowMs < 1_000) {
-        ctx.addIssue({ code: 'custom', message: 'expected a count and a window of at least 1s, such as 5/15m or 600/1m' });
-        return z.NEVER;
-      }
-      return { max, windowMs };
-    });
-
-const flag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
-  .transform((text) => ['true', '1', 'yes'].includes(text))
-  .optional();
-
-const origins = z
-  .string()
-  .optional()
-  .transform((text, ctx) => {
-    const list = (text ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
-    for (const entry of list) {
-      let parsed: URL | undefined;
-      try {
-        parsed = new URL(entry);
-      } catch {
-        parsed = undefined;
-      }
-      if (!parsed || parsed.origin !== entry.replace(/\/$/, '')) {
-        ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin such as https://app.example.com` });
-        return z.NEVER;
-      }
-    }
-    return list.map((entry) => new URL(entry).origin);
-  });
-
-/** 32 bytes in base64, exactly (Buffer.from skips characters outside the alphabet). */
-function parseKey(text: string): Buffer | undefined {
-  const trimmed = text.trim();
-  const key = Buffer.from(trimmed, 'base64');
-  if (key.length !== 32 || key.toString('base64') !== trimmed || key.every((byte) => byte === 0)) return undefined;
-  return key;
-}
-
-const credentialKey = z
-  .string()
-  .optional()
-  .transform((text, ctx) => {
-    if (text === undefined || text === '') return undefined;
-    const key = parseKey(text);
-    if (!key) {
-      ctx.addIssue({ code: 'custom', message: 'expected 32 bytes in base64 (openssl rand -base64 32)' });
-      return z.NEVER;
-    }
-    return key;
-  });
-
-const previousKeys = z
-  .string()
-  .optional()
-  .transform((text, ctx) => {
-    if (text === undefined || text === '') return [];
-    const keys = text.split(',').map((entry) => parseKey(entry));
-    const bad = keys.findIndex((key) => !key);
-    if (bad >= 0) {
-      ctx.addIssue({ code: 'custom', message: `entry ${bad + 1}: expected comma-separated keys of 32 bytes in base64` });
-      return z.NEVER;
-    }
-    return keys.filter((key): key is Buffer => key !== undefined);
-  });
 
 const schema = z
   .object({
@@ -167,8 +33,11 @@ const schema = z
     CACHE_PDF_MAX_BYTES: integer(2 * 1024 * 1024, 0, 512 * 1024 * 1024),
     RATE_LIMIT_LOGIN: rate('5/15m'),
     RATE_LIMIT_LOGIN_ADDRESS: rate('30/1m'),
+    RATE_LIMIT_LOGIN_ACCOUNT: rate('10/15m'),
     RATE_LIMIT_SESSION: rate('600/1m'),
+    RATE_LIMIT_ANONYMOUS: rate('30/1m'),
     MAX_BODY_BYTES: integer(1024 * 1024, 1024, 64 * 1024 * 1024),
+    MAX_QUERY_BYTES: integer(128 * 1024, 1024, 16 * 1024 * 1024),
     GRAPHQL_INTROSPECTION: flag,
     OPS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters (openssl rand -hex 24)').optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -186,6 +55,7 @@ const schema = z
     if (env.CREDENTIAL_KEY_PREVIOUS.length && !env.CREDENTIAL_KEY) {
       ctx.addIssue({ code: 'custom', path: ['CREDENTIAL_KEY_PREVIOUS'], message: 'needs CREDENTIAL_KEY (the new key) beside it' });
     }
+    for (const problem of productionProblems(env)) ctx.addIssue({ code: 'custom', path: [problem.variable], message: problem.message });
     if (env.REDIS_URL && !env.CREDENTIAL_KEY) {
       ctx.addIssue({
         code: 'custom',
@@ -194,6 +64,31 @@ const schema = z
       });
     }
   });
+
+/** Hosts that only this machine can reach. */
+function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+/**
+ * `NODE_ENV=production` refuses what is only safe on a developer's machine: the built-in emulator
+ * (its demo password is published), cookies without `Secure`, sessions in one process's memory,
+ * and /ops and /metrics reachable from other hosts without a token.
+ */
+function productionProblems(env: { NODE_ENV: string; UPSTREAM_SANDBOX_URL?: string | undefined; UPSTREAM_PRODUCTION_URL?: string | undefined; COOKIE_SECURE?: boolean | undefined; REDIS_URL?: string | undefined; HOST: string; OPS_TOKEN?: string | undefined }): { variable: string; message: string }[] {
+  if (env.NODE_ENV !== 'production') return [];
+  const problems: { variable: string; message: string }[] = [];
+  if (!env.UPSTREAM_SANDBOX_URL && !env.UPSTREAM_PRODUCTION_URL) {
+    problems.push({ variable: 'UPSTREAM_SANDBOX_URL', message: 'is required with NODE_ENV=production, with UPSTREAM_PRODUCTION_URL (the built-in emulator is for development)' });
+  }
+  if (env.COOKIE_SECURE === false) problems.push({ variable: 'COOKIE_SECURE', message: 'must not be false with NODE_ENV=production (session cookies would travel without TLS)' });
+  if (!env.REDIS_URL) problems.push({ variable: 'REDIS_URL', message: 'is required with NODE_ENV=production (sessions in process memory are lost at every restart and not shared by replicas)' });
+  if (!isLoopback(env.HOST) && !env.OPS_TOKEN) {
+    problems.push({ variable: 'OPS_TOKEN', message: `is required with NODE_ENV=production when HOST (${env.HOST}) is not loopback: /ops/ and /metrics would otherwise be refused to every other host, or served to anyone behind a proxy` });
+  }
+  return problems;
+}
 
 /** Every variable the gateway reads (the service-account password variables aside). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.innerType().shape);
@@ -241,14 +136,23 @@ export interface RateLimit {
 }
 
 export interface LimitsConfig {
-  /** `login` per client address and e-mail (brute force on one account). */
+  /** Failed `login`s per client address and e-mail (brute force on one account); a success resets it. */
   readonly login: RateLimit;
   /** `login` per client address, whatever the e-mail (credential stuffing). */
   readonly loginPerAddress: RateLimit;
-  /** Root fields per browser session. */
+  /**
+   * Failed logins per e-mail from any address (a distributed guess at one account). Over it,
+   * refusals back off from 1 s, doubling up to 15 min, until a successful login: never a lock.
+   */
+  readonly loginPerAccount: RateLimit;
+  /** Root fields per identity (browser session, drop-in credential), counted in total. */
   readonly session: RateLimit;
+  /** Operations without an identity (`confirmRegistration`, ...) per client address: guessing tokens. */
+  readonly anonymous: RateLimit;
   /** Request bodies larger than this are refused with 413. */
   readonly maxBodyBytes: number;
+  /** Longer query texts are QUERY_TOO_COMPLEX before parsing (variables carry bulk data). */
+  readonly maxQueryBytes: number;
   /** Schema introspection (`__schema`, `__type`); default off in production. */
   readonly introspection: boolean;
 }
@@ -316,8 +220,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     limits: {
       login: e.RATE_LIMIT_LOGIN,
       loginPerAddress: e.RATE_LIMIT_LOGIN_ADDRESS,
+      loginPerAccount: e.RATE_LIMIT_LOGIN_ACCOUNT,
       session: e.RATE_LIMIT_SESSION,
+      anonymous: e.RATE_LIMIT_ANONYMOUS,
       maxBodyBytes: e.MAX_BODY_BYTES,
+      maxQueryBytes: e.MAX_QUERY_BYTES,
       introspection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     },
     logLevel: e.LOG_LEVEL,

@@ -183,6 +183,63 @@ describe('loadConfig', () => {
     expect(refusal({ REDIS_URL: 'http://x', CREDENTIAL_KEY: KEY }).message).toContain('REDIS_URL');
   });
 
+  it('reads the login, anonymous and query-size limits, with the contract\'s defaults', () => {
+    const { limits } = loadConfig({});
+    expect(limits.loginPerAccount).toEqual({ max: 10, windowMs: 15 * 60_000 });
+    expect(limits.anonymous).toEqual({ max: 30, windowMs: 60_000 });
+    expect(limits.maxQueryBytes).toBe(128 * 1024);
+    expect(loadConfig({ RATE_LIMIT_LOGIN_ACCOUNT: '3/1h', RATE_LIMIT_ANONYMOUS: '5/10s', MAX_QUERY_BYTES: '4096' }).limits).toMatchObject({
+      loginPerAccount: { max: 3, windowMs: 3_600_000 },
+      anonymous: { max: 5, windowMs: 10_000 },
+      maxQueryBytes: 4096,
+    });
+    expect(refusal({ RATE_LIMIT_ANONYMOUS: 'lots' }).message).toContain('RATE_LIMIT_ANONYMOUS');
+    expect(refusal({ MAX_QUERY_BYTES: '10' }).message).toContain('MAX_QUERY_BYTES');
+  });
+
+  describe('NODE_ENV=production', () => {
+    const ready = {
+      NODE_ENV: 'production',
+      UPSTREAM_SANDBOX_URL: 'https://sandbox.example.com',
+      UPSTREAM_PRODUCTION_URL: 'https://api.example.com',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      CREDENTIAL_KEY: KEY,
+    };
+
+    it('starts with upstream URLs, Redis and a loopback HOST', () => {
+      expect(loadConfig(ready).production).toBe(true);
+    });
+
+    it('refuses to start the built-in emulator, naming UPSTREAM_SANDBOX_URL', () => {
+      const { UPSTREAM_SANDBOX_URL: _sandbox, UPSTREAM_PRODUCTION_URL: _production, ...rest } = ready;
+      expect(refusal(rest).message).toMatch(/UPSTREAM_SANDBOX_URL: .*built-in emulator/);
+    });
+
+    it('refuses COOKIE_SECURE=false, naming the variable', () => {
+      expect(refusal({ ...ready, COOKIE_SECURE: 'false' }).message).toContain('COOKIE_SECURE:');
+    });
+
+    it('refuses to keep sessions in memory, naming REDIS_URL', () => {
+      expect(refusal({ ...ready, REDIS_URL: undefined, CREDENTIAL_KEY: undefined }).message).toContain('REDIS_URL:');
+    });
+
+    it('refuses a HOST that is not loopback without OPS_TOKEN, and accepts it with one', () => {
+      expect(refusal({ ...ready, HOST: '0.0.0.0' }).message).toContain('OPS_TOKEN:');
+      expect(loadConfig({ ...ready, HOST: '0.0.0.0', OPS_TOKEN: 'a-token-of-24-characters' }).host).toBe('0.0.0.0');
+      for (const host of ['localhost', '::1', '127.0.0.2']) expect(loadConfig({ ...ready, HOST: host }).host).toBe(host);
+    });
+
+    it('names every problem at once, and none of the secrets', () => {
+      const message = refusal({ NODE_ENV: 'production', HOST: '0.0.0.0', COOKIE_SECURE: 'false', CREDENTIAL_KEY: KEY }).message;
+      for (const name of ['UPSTREAM_SANDBOX_URL', 'COOKIE_SECURE', 'REDIS_URL', 'OPS_TOKEN']) expect(message).toContain(`${name}:`);
+      expect(message).not.toContain(KEY);
+    });
+
+    it('is not applied outside production', () => {
+      expect(loadConfig({ HOST: '0.0.0.0', COOKIE_SECURE: 'false' }).production).toBe(false);
+    });
+  });
+
   it('names every bad variable in one message', () => {
     const message = refusal({ PORT: '70000', SESSION_IDLE_TIMEOUT: 'soon', REDIS_URL: 'http://x' }).message;
     expect(message).toContain('PORT');

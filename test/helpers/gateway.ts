@@ -27,7 +27,7 @@ export interface GatewayProcess {
  * Login limits for tests that are not about them: files log the same accounts in many times from
  * 127.0.0.1 (test/protection/ sets strict limits of its own).
  */
-const RELAXED_LIMITS = { RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m' };
+const RELAXED_LIMITS = { RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m', RATE_LIMIT_LOGIN_ACCOUNT: '100000/1m', RATE_LIMIT_ANONYMOUS: '100000/1m' };
 
 /** Starts `src/main.ts` with these variables (plus PORT=0 and quiet defaults). */
 export async function startGatewayProcess(env: Record<string, string | undefined>): Promise<GatewayProcess> {

@@ -1,0 +1,140 @@
+/**
+ * The value types of the gateway's environment variables (zod): each reads the text of one
+ * variable and says what is wrong with it in words that name no secret.
+ */
+import { z } from 'zod';
+import { parseDuration } from './duration';
+
+export const url = (protocols: readonly string[], example: string) =>
+  z
+    .string()
+    .trim()
+    .refine((value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, `expected a ${protocols.join(' or ')} URL such as ${example}`);
+
+/** Upstream URLs are logged at start: they must not carry a user or password. */
+export const upstreamUrl = (example: string) =>
+  url(['http:', 'https:'], example).refine((value) => {
+    const parsed = new URL(value);
+    return !parsed.username && !parsed.password;
+  }, 'must not contain a user name or password');
+
+/** The session cache's life: 0 turns it off; at most a second (logout must reach every replica within one). */
+export const sessionCacheTtl = z
+  .string()
+  .default('1s')
+  .transform((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === undefined || ms > 1_000) {
+      ctx.addIssue({ code: 'custom', message: 'expected a duration from 0 to 1s, such as 500ms (0 turns the cache off)' });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+export const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: 'expected a duration such as 90s, 30m or 8h' });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+export const integer = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .default(String(fallback))
+    .transform((text, ctx) => {
+      const value = Number(text);
+      if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
+        ctx.addIssue({ code: 'custom', message: `expected an integer from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return value;
+    });
+
+/** A rate such as `5/15m`: at most 5 in any 15 minutes. */
+export const rate = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const match = /^\s*(\d+)\s*\/\s*(\S+)\s*$/.exec(text);
+      const max = Number(match?.[1]);
+      const windowMs = match?.[2] ? parseDuration(match[2]) : undefined;
+      if (!match || !Number.isSafeInteger(max) || max < 1 || windowMs === undefined || windowMs < 1_000) {
+        ctx.addIssue({ code: 'custom', message: 'expected a count and a window of at least 1s, such as 5/15m or 600/1m' });
+        return z.NEVER;
+      }
+      return { max, windowMs };
+    });
+
+export const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
+  .transform((text) => ['true', '1', 'yes'].includes(text))
+  .optional();
+
+export const origins = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    const list = (text ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+    for (const entry of list) {
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(entry);
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed || parsed.origin !== entry.replace(/\/$/, '')) {
+        ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin such as https://app.example.com` });
+        return z.NEVER;
+      }
+    }
+    return list.map((entry) => new URL(entry).origin);
+  });
+
+/** 32 bytes in base64, exactly (Buffer.from skips characters outside the alphabet). */
+function parseKey(text: string): Buffer | undefined {
+  const trimmed = text.trim();
+  const key = Buffer.from(trimmed, 'base64');
+  if (key.length !== 32 || key.toString('base64') !== trimmed || key.every((byte) => byte === 0)) return undefined;
+  return key;
+}
+
+export const credentialKey = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text === '') return undefined;
+    const key = parseKey(text);
+    if (!key) {
+      ctx.addIssue({ code: 'custom', message: 'expected 32 bytes in base64 (openssl rand -base64 32)' });
+      return z.NEVER;
+    }
+    return key;
+  });
+
+export const previousKeys = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text === '') return [];
+    const keys = text.split(',').map((entry) => parseKey(entry));
+    const bad = keys.findIndex((key) => !key);
+    if (bad >= 0) {
+      ctx.addIssue({ code: 'custom', message: `entry ${bad + 1}: expected comma-separated keys of 32 bytes in base64` });
+      return z.NEVER;
+    }
+    return keys.filter((key): key is Buffer => key !== undefined);
+  });
