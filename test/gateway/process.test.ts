@@ -3,7 +3,9 @@
  * and a clean stop on SIGTERM.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { buildClientSchema, getIntrospectionQuery, printSchema, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNT } from '../helpers/emulator';
 import { Browser, startGatewayProcess, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
@@ -71,6 +73,13 @@ describe('on embedded defaults (no upstream URL, no Redis URL)', () => {
     const directives = schema?.directives.map((directive) => directive.name) ?? [];
     expect(directives).toEqual(expect.arrayContaining(['include', 'skip', 'deprecated']));
     for (const name of directives) expect(['include', 'skip', 'deprecated', 'specifiedBy', 'oneOf']).toContain(name);
+  });
+
+  it('answers introspection with exactly the committed schema/gateway.graphql', async () => {
+    const answer = await new Browser(gateway?.url ?? '').graphql<IntrospectionQuery>(getIntrospectionQuery(), undefined, { csrf: false });
+    const committed = readFileSync(path.join(ROOT, 'schema', 'gateway.graphql'), 'utf8').replace(/^#.*\n\n/, '');
+    expect(answer.body.data).toBeDefined();
+    expect(`${printSchema(buildClientSchema(answer.body.data as IntrospectionQuery))}\n`).toBe(committed);
   });
 
   it('serves GraphiQL to browsers in development, sending X-CSRF', async () => {
