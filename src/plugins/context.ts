@@ -78,6 +78,8 @@ export interface RequestState {
   readonly setCookies: string[];
   /** Root fields of the executed operation, for logs. */
   operation?: string;
+  /** The upstream user the request acted as, once known (for logs; never a credential). */
+  uid?: string;
   /** The executed operation and its root fields, found once (useSessionAuth) for every plugin after it. */
   executed?: { readonly operation: OperationDefinitionNode; readonly fields: readonly FieldNode[] };
   /** At least one upstream call got an HTTP answer. */

@@ -208,7 +208,8 @@ describe('the drop-in front', () => {
   });
 
   it('answers the gateway-only fields as the upstream answers fields it does not have', async () => {
-    const signedIn = await signInRaw(sandbox.url, await newUser(sandbox.url, 'fields'), PASSWORD);
+    // Signed in through the front: the credential is verified, so the gateway itself validates.
+    const signedIn = await signInRaw(gateway.current.url, await newUser(sandbox.url, 'fields'), PASSWORD);
     const credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: signedIn.headers.get('uid') ?? '' };
     for (const query of ['{ session { uid } }', 'mutation { logout }']) {
       const upstream = await graphql(sandbox.url, credential, query);
