@@ -28,7 +28,8 @@ export interface DropInIdentity {
   credential: UpstreamCredential;
   /**
    * The upstream accepted this credential recently (see front/verified-credentials): only then may
-   * a cache answer without the upstream, which alone can check a token.
+   * a cache answer without the upstream, which alone can check a token. The front passes any
+   * other credential through to the upstream, so a drop-in identity is always verified today.
    */
   readonly verified: boolean;
 }

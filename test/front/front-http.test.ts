@@ -5,6 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { takeUpstreamRequests } from '../helpers/cache';
 import { control, type Credential } from '../helpers/emulator';
 import { useGatewayOnEmulators } from '../helpers/gateway';
 
@@ -68,20 +69,27 @@ describe('the drop-in front over HTTP', () => {
     await both('graphql without a credential', '/v2/graphql', 'POST', json, '{"query":"{ secretGreeting { response } }"}');
     await both('graphql refused', '/v2/graphql', 'POST', { ...json, ...credential, 'access-token': 'forged-token-000000' }, '{"query":"{ secretGreeting { response } }"}');
     await both('sign-out of an unknown client', '/v2/auth/sign_out', 'DELETE', { ...credential, client: 'unknown-client' });
+    // Signed out at the upstream only: the gateway still runs the verified credential, and the
+    // upstream's refusal comes back as it was.
+    expect((await raw(`${sandbox.url}/v2/auth/sign_out`, 'DELETE', { ...credential })).status).toBe(200);
+    await both('graphql refused for a verified credential', '/v2/graphql', 'POST', { ...json, ...credential }, '{"query":"{ secretGreeting { response } }"}');
 
     for (const [step, upstream, front] of pairs) {
       expect(framing(front), step).toEqual(framing(upstream));
       expect(front.reason, step).not.toBe('');
       expect(front.body.replaceAll(email, '<email>'), step).toEqual(upstream.body.replaceAll(email, '<email>'));
     }
-    expect(pairs.map(([, , front]) => `${front.status} ${front.reason}`)).toEqual(['200 OK', '401 Unauthorized', '200 OK', '401 Unauthorized', '401 Unauthorized', '404 Not Found']);
+    expect(pairs.map(([, , front]) => `${front.status} ${front.reason}`)).toEqual(['200 OK', '401 Unauthorized', '200 OK', '401 Unauthorized', '401 Unauthorized', '404 Not Found', '401 Unauthorized']);
   });
 
   it('answers { __typename } with a forged credential as the upstream does, echoing none of it', async () => {
     const forged = { ...json, 'access-token': 'bogus', client: 'bogus-client', uid: 'someone@example.com' };
     const body = '{"query":"{ __typename }"}';
     const upstream = await raw(`${sandbox.url}/v2/graphql`, 'POST', forged, body);
+    await takeUpstreamRequests(sandbox.url);
     const front = await raw(`${gateway.current.url}/v2/graphql`, 'POST', forged, body);
+    // Passed through: the upstream, not the gateway, answered.
+    expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.operations)).toEqual([['__typename']]);
     expect(framing(front)).toEqual(framing(upstream));
     expect(front.body).toBe(upstream.body);
     expect(framing(front).credentialHeaders).toEqual([]);
