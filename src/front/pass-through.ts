@@ -38,7 +38,8 @@ export function upstreamStyleResponse(status: number, body: ArrayBuffer | string
   return new Response(bytes, { status, statusText: STATUS_CODES[status] ?? '', headers: out });
 }
 
-async function readBody(request: Request, limit: number): Promise<ArrayBuffer | undefined> {
+/** The request's body (undefined when empty), refused with PAYLOAD_TOO_LARGE over `limit` bytes. */
+export async function readBody(request: Request, limit: number): Promise<ArrayBuffer | undefined> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > limit) throw gatewayError('PAYLOAD_TOO_LARGE');
   if (!request.body) return undefined;
@@ -54,25 +55,22 @@ export interface PassThroughCall {
   readonly path: string;
   /** A bounded label for logs and metrics. */
   readonly operation: string;
-  readonly bodyLimit: number;
 }
 
 export interface PassedThrough {
   readonly response: Response;
   /** The request headers sent upstream. */
   readonly sent: Headers;
-  readonly body?: ArrayBuffer;
 }
 
-/** Passes a request to the upstream and its answer back. */
-export async function passThrough(request: Request, call: PassThroughCall): Promise<PassedThrough> {
+/** Passes a request (its headers, and its body as read by readBody) to the upstream and its answer back. */
+export async function passThrough(request: Request, body: ArrayBuffer | undefined, call: PassThroughCall): Promise<PassedThrough> {
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = request.headers.get(name);
     // devise's own Authorization (base-64 JSON) only: never, say, a service account's API key.
     if (value !== null && (name !== 'authorization' || deviseAuthorization(value))) headers.set(name, value);
   }
-  const body = await readBody(request, call.bodyLimit);
   const { target } = call;
   const answer = await call.upstreamFetch(`${target.baseUrl}${call.path}`, { method: request.method, headers, ...(body ? { body } : {}) }, { environment: target.environment, operation: call.operation });
   const bytes = await answer.arrayBuffer();
@@ -80,5 +78,5 @@ export async function passThrough(request: Request, call: PassThroughCall): Prom
   const type = answer.headers.get('content-type');
   if (type) out.set('content-type', type);
   for (const [name, value] of Object.entries(credentialHeadersOf(answer.headers) ?? {})) out.set(name, value);
-  return { response: upstreamStyleResponse(answer.status, bytes, out), sent: headers, ...(body ? { body } : {}) };
+  return { response: upstreamStyleResponse(answer.status, bytes, out), sent: headers };
 }

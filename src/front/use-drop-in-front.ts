@@ -25,7 +25,7 @@ import { stateOf, type GatewayContext, type RequestState } from '../plugins/cont
 import { beginRequestState } from '../plugins/request-state';
 import type { GatewayRuntime } from '../runtime';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
-import { credentialHeadersOf, passThrough, upstreamStyleResponse, type PassThroughCall } from './pass-through';
+import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
 
 export { credentialHeadersOf } from './pass-through';
 
@@ -79,12 +79,17 @@ function errorResponse(error: unknown): Response {
 
 export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayContext> {
   const { upstreamFetch, front, clock } = runtime;
-  const call = (target: UpstreamTarget, route: FrontRoute, operation: string, bodyLimit: number): PassThroughCall =>
-    ({ upstreamFetch, target, path: route.upstreamPath, operation, bodyLimit });
+  const call = (target: UpstreamTarget, route: FrontRoute, operation: string): PassThroughCall =>
+    ({ upstreamFetch, target, path: route.upstreamPath, operation });
 
-  /** Sign-in: the upstream's answer as it is; a credential it hands out is verified from now on. */
+  /**
+   * Sign-in: the upstream's answer as it is; a credential it hands out is verified from now on.
+   * The body (devise's `{ email, password }`) is read before the upstream call, so that checks of
+   * the attempt can come first.
+   */
   const signIn = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState): Promise<Response> => {
-    const { response } = await passThrough(request, call(target, route, 'signIn', AUTH_BODY_LIMIT));
+    const body = await readBody(request, AUTH_BODY_LIMIT);
+    const { response } = await passThrough(request, body, call(target, route, 'signIn'));
     const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
     if (credential) {
       state.uid = credential.uid;
@@ -95,7 +100,8 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
 
   /** Sign-out: the upstream's answer; the client's credential is no longer verified. */
   const signOut = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState): Promise<Response> => {
-    const { response, sent, body } = await passThrough(request, call(target, route, 'signOut', AUTH_BODY_LIMIT));
+    const body = await readBody(request, AUTH_BODY_LIMIT);
+    const { response, sent } = await passThrough(request, body, call(target, route, 'signOut'));
     // devise reads the credential from the headers, else from the body (the JavaScript tutorial's form).
     const params = jsonObject(body);
     const credential = credentialFromHeaders((name) => sent.get(name) ?? (typeof params[name] === 'string' ? params[name] : null));
@@ -108,7 +114,8 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
 
   /** GraphQL the gateway does not run: the upstream's answer; one that accepts the credential verifies it. */
   const graphqlPassThrough = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState, presented: UpstreamCredential | undefined): Promise<Response> => {
-    const { response } = await passThrough(request, call(target, route, 'graphql', runtime.config.limits.maxBodyBytes));
+    const body = await readBody(request, runtime.config.limits.maxBodyBytes);
+    const { response } = await passThrough(request, body, call(target, route, 'graphql'));
     const answered = credentialHeadersOf(response.headers);
     // Only devise's headers for this uid and client say the upstream authenticated the credential
     // (confirmRegistration or introspection answer 200 without one).
