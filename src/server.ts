@@ -15,6 +15,7 @@ import type { Redis } from 'ioredis';
 import { ENVIRONMENTS, type Environment, type GatewayConfig } from './config';
 import { createServiceAccounts } from './credentials';
 import { createCredentialCipher } from './credentials/cipher';
+import { frontSchemaOf } from './front/front-schema';
 import { createVerifiedCredentials } from './front/verified-credentials';
 import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit } from './protection/rate-limiter';
 import { startEmbeddedUpstreams, type EmbeddedUpstreams } from './embedded-upstreams';
@@ -28,6 +29,7 @@ import { createMemoryCacheStore } from './cache/memory-store';
 import { createRedisCacheStore } from './cache/redis-store';
 import type { CacheStore } from './cache/store';
 import { createRedisClient, waitForReady } from './redis';
+import { stateOf } from './plugins/context';
 import { publicSchema } from './plugins/public-schema';
 import { installRuntime, upstreamTarget, type GatewayRuntime } from './runtime';
 import { createMemorySessionStore } from './session/memory-store';
@@ -167,9 +169,12 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   }
   const mesh = await getMesh(meshOptions);
 
+  const schema = publicSchema(mesh.schema);
+  const frontSchema = frontSchemaOf(schema);
   const yoga = createYoga({
-    // Mesh's plugins (schema, execution, and ours from src/plugins), then the public schema.
-    plugins: [...mesh.plugins, useSchema(publicSchema(mesh.schema))],
+    // Mesh's plugins (schema, execution, and ours from src/plugins), then the public schema; the
+    // drop-in front's requests get the upstream's schema (src/front/front-schema.ts).
+    plugins: [...mesh.plugins, useSchema(({ request }) => (stateOf(request)?.dropIn ? frontSchema : schema))],
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/__yoga_health',
     landingPage: false,

@@ -20,8 +20,13 @@ function parseDate(value: unknown): string {
   throw new GraphQLError(`${JSON.stringify(value)} is not a valid ISO-8601 date (YYYY-MM-DD)`);
 }
 
+/**
+ * graphql-tools copies every property of a scalar given as a resolver onto the SDL's scalar, the
+ * description too: without one here, introspection would lose the SDL's description.
+ */
 const DateScalar = new GraphQLScalarType({
   name: 'Date',
+  description: 'An ISO-8601 calendar date: YYYY-MM-DD.',
   serialize: (value) => value,
   parseValue: parseDate,
   parseLiteral: (ast) => parseDate(ast.kind === Kind.STRING ? ast.value : undefined),

@@ -1,32 +1,34 @@
 /**
  * The drop-in front: the upstream's own endpoints on the gateway, for API clients written against
- * the upstream that only change their base URL (the sandbox, or production with
- * `X-Upstream-Environment: production`).
+ * the upstream that only change their base URL (paths and environments: front-paths.ts).
  *
- * - `POST /v2/auth/sign_in` and `DELETE /v2/auth/sign_out` are passed to the upstream and their
- *   answers back as they are (status, body, credential headers); only the failure of the upstream
- *   itself becomes the gateway's JSON error, without its URL.
- * - `POST /v2/graphql` with a credential in its headers runs through the gateway (caches, limits,
- *   metrics) as a `drop-in` identity; the credential headers of the upstream's answer go back to
- *   the client (echoed as devise would when a cache answered), and an upstream refusal (401) is
- *   the upstream's own answer. Without a credential in the headers (none, or devise's body
- *   parameters) the request is passed through as it is: the upstream alone decides.
+ * - `POST .../v2/auth/sign_in` and `DELETE .../v2/auth/sign_out` are passed to the upstream and
+ *   their answers back as they are (status line, body, credential headers); only the failure of
+ *   the upstream itself becomes the gateway's JSON error, without its URL.
+ * - `POST .../v2/graphql` with a credential the upstream accepted recently (verified-credentials)
+ *   runs through the gateway (caches, limits, metrics) as a `drop-in` identity; the credential
+ *   headers of the upstream's answer go back to the client (echoed as devise would when no
+ *   upstream call answered), and an upstream refusal (401) is the upstream's own answer.
+ * - Any other GraphQL request (no credential, devise's body parameters, or a credential the
+ *   upstream has not accepted) is passed through as it came: the upstream alone decides, so a
+ *   forged credential is never echoed nor answered by the gateway, not even for `{ __typename }`.
+ *   An answer that accepts the credential makes it verified for the next requests.
+ *
+ * Every front request is logged (request.completed) by useSessionAuth's onResponse: the state
+ * is begun here for the answers this plugin ends itself.
  */
 import type { Plugin } from 'graphql-yoga';
-import { credentialFromHeaders, deviseAuthorization, type UpstreamCredential, type UpstreamTarget } from '../credentials/types';
+import { credentialFromHeaders, type UpstreamCredential, type UpstreamTarget } from '../credentials/types';
 import { GatewayError, gatewayError } from '../errors';
 import { jsonResponse } from '../http/json-response';
-import { stateOf, type GatewayContext } from '../plugins/context';
+import { stateOf, type GatewayContext, type RequestState } from '../plugins/context';
+import { beginRequestState } from '../plugins/request-state';
 import type { GatewayRuntime } from '../runtime';
+import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
+import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
 
-export const FRONT_GRAPHQL_PATH = '/v2/graphql';
-const SIGN_IN_PATH = '/v2/auth/sign_in';
-const SIGN_OUT_PATH = '/v2/auth/sign_out';
+export { credentialHeadersOf } from './pass-through';
 
-/** devise_token_auth's credential headers, in the order it sends them. */
-export const CREDENTIAL_RESPONSE_HEADERS = ['access-token', 'token-type', 'client', 'expiry', 'uid', 'authorization'] as const;
-/** Request headers passed to the upstream on pass-through calls (never a cookie). */
-const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'access-token', 'token-type', 'client', 'uid', 'expiry', 'authorization'];
 /** Sign-in and sign-out bodies are a few hundred bytes; GraphQL bodies may hold hundreds of statements. */
 const AUTH_BODY_LIMIT = 64 * 1024;
 
@@ -34,12 +36,16 @@ export interface DropInFrontOptions {
   readonly runtime: GatewayRuntime;
 }
 
-/** The environment a front request names (`X-Upstream-Environment`), sandbox by default. */
+/**
+ * The environment a front request acts in (the path's prefix, else `X-Upstream-Environment`), the
+ * sandbox by default. A prefix contradicted by the header was refused before (useDropInFront).
+ */
 export function frontTarget(runtime: GatewayRuntime, request: Request): UpstreamTarget {
-  return request.headers.get('x-upstream-environment')?.trim().toLowerCase() === 'production' ? runtime.upstreams.production : runtime.upstreams.sandbox;
+  const environment = frontEnvironment(frontRoute(new URL(request.url).pathname), request.headers.get('x-upstream-environment'));
+  return environment === 'production' ? runtime.upstreams.production : runtime.upstreams.sandbox;
 }
 
-/** Credential headers to send back: the upstream's own, or the presented credential echoed (a cache answered). */
+/** Credential headers echoed as devise does when no upstream call answered (verified credentials only). */
 export function echoedCredentialHeaders(credential: UpstreamCredential): Record<string, string> {
   const values: Record<string, string> = { 'access-token': credential.accessToken, 'token-type': 'Bearer', client: credential.client };
   if (credential.expiry !== undefined) values.expiry = String(credential.expiry);
@@ -47,24 +53,12 @@ export function echoedCredentialHeaders(credential: UpstreamCredential): Record<
   return { ...values, authorization: `Bearer ${Buffer.from(JSON.stringify(values)).toString('base64')}` };
 }
 
-/** The credential headers of an upstream answer, blank batch-window values included. */
-export function credentialHeadersOf(headers: Headers): Record<string, string> | undefined {
-  if (headers.get('access-token') === null) return undefined;
-  const picked: Record<string, string> = {};
-  for (const name of CREDENTIAL_RESPONSE_HEADERS) {
-    const value = headers.get(name);
-    if (value !== null) picked[name] = value;
-  }
-  return picked;
-}
+/** Front GraphQL requests whose credential the upstream accepted recently (with its remembered expiry). */
+const verifiedRequests = new WeakMap<Request, UpstreamCredential>();
 
-async function readBody(request: Request, limit: number): Promise<ArrayBuffer | undefined> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > limit) throw gatewayError('PAYLOAD_TOO_LARGE');
-  if (!request.body) return undefined;
-  const body = await request.arrayBuffer();
-  if (body.byteLength > limit) throw gatewayError('PAYLOAD_TOO_LARGE');
-  return body.byteLength ? body : undefined;
+/** The verified credential of a front GraphQL request that runs through the gateway. */
+export function verifiedCredentialOf(request: Request): UpstreamCredential | undefined {
+  return verifiedRequests.get(request);
 }
 
 function jsonObject(body: ArrayBuffer | undefined): Record<string, unknown> {
@@ -85,55 +79,84 @@ function errorResponse(error: unknown): Response {
 
 export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayContext> {
   const { upstreamFetch, front, clock } = runtime;
+  const call = (target: UpstreamTarget, route: FrontRoute, operation: string): PassThroughCall =>
+    ({ upstreamFetch, target, path: route.upstreamPath, operation });
 
-  /** Passes a request to the upstream and its answer back. */
-  const passThrough = async (request: Request, target: UpstreamTarget, path: string, operation: string, limit: number): Promise<{ response: Response; sent: Headers; body?: ArrayBuffer }> => {
-    const headers = new Headers();
-    for (const name of FORWARDED_REQUEST_HEADERS) {
-      const value = request.headers.get(name);
-      // devise's own Authorization (base-64 JSON) only: never, say, a service account's API key.
-      if (value !== null && (name !== 'authorization' || deviseAuthorization(value))) headers.set(name, value);
+  /**
+   * Sign-in: the upstream's answer as it is; a credential it hands out is verified from now on.
+   * The body (devise's `{ email, password }`) is read before the upstream call, so that checks of
+   * the attempt can come first.
+   */
+  const signIn = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState): Promise<Response> => {
+    const body = await readBody(request, AUTH_BODY_LIMIT);
+    const { response } = await passThrough(request, body, call(target, route, 'signIn'));
+    const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
+    if (credential) {
+      state.uid = credential.uid;
+      await front.verified.remember(target.cacheNamespace, credential, clock());
     }
-    const body = await readBody(request, limit);
-    const answer = await upstreamFetch(`${target.baseUrl}${path}`, { method: request.method, headers, ...(body ? { body } : {}) }, { environment: target.environment, operation });
-    const text = await answer.text();
-    const out = new Headers({ 'cache-control': 'no-store' });
-    const type = answer.headers.get('content-type');
-    if (type) out.set('content-type', type);
-    for (const [name, value] of Object.entries(credentialHeadersOf(answer.headers) ?? {})) out.set(name, value);
-    return { response: new Response(text, { status: answer.status, headers: out }), sent: headers, ...(body ? { body } : {}) };
+    return response;
+  };
+
+  /** Sign-out: the upstream's answer; the client's credential is no longer verified. */
+  const signOut = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState): Promise<Response> => {
+    const body = await readBody(request, AUTH_BODY_LIMIT);
+    const { response, sent } = await passThrough(request, body, call(target, route, 'signOut'));
+    // devise reads the credential from the headers, else from the body (the JavaScript tutorial's form).
+    const params = jsonObject(body);
+    const credential = credentialFromHeaders((name) => sent.get(name) ?? (typeof params[name] === 'string' ? params[name] : null));
+    if (credential) {
+      if (response.ok) state.uid = credential.uid;
+      await front.verified.forget(target.cacheNamespace, credential);
+    }
+    return response;
+  };
+
+  /** GraphQL the gateway does not run: the upstream's answer; one that accepts the credential verifies it. */
+  const graphqlPassThrough = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState, presented: UpstreamCredential | undefined): Promise<Response> => {
+    const body = await readBody(request, runtime.config.limits.maxBodyBytes);
+    const { response } = await passThrough(request, body, call(target, route, 'graphql'));
+    const answered = credentialHeadersOf(response.headers);
+    // Only devise's headers for this uid and client say the upstream authenticated the credential
+    // (confirmRegistration or introspection answer 200 without one).
+    if (!presented || !response.ok || answered?.uid !== presented.uid || answered.client !== presented.client) return response;
+    state.uid = presented.uid;
+    const rotated = credentialFromHeaders((name) => answered[name]);
+    await front.verified.remember(target.cacheNamespace, rotated ?? presented, clock());
+    return response;
   };
 
   return {
     async onRequest(payload) {
-      const { request, url } = payload;
+      const { request, url, serverContext } = payload;
+      const route = frontRoute(url.pathname);
+      if (!route) return;
+      const state = beginRequestState(request, runtime, serverContext);
       const endResponse = (response: Response) => payload.endResponse(response);
-      const path = url.pathname;
-      if (path !== SIGN_IN_PATH && path !== SIGN_OUT_PATH && path !== FRONT_GRAPHQL_PATH) return;
-      const method = path === SIGN_OUT_PATH ? 'DELETE' : 'POST';
-      if (request.method !== method) {
-        endResponse(jsonResponse(405, { errors: [{ message: `${path} accepts ${method} only.`, extensions: { code: 'BAD_REQUEST' } }] }, { allow: method }));
+      if (request.method !== route.method) {
+        endResponse(jsonResponse(405, { errors: [{ message: `${url.pathname} accepts ${route.method} only.`, extensions: { code: 'BAD_REQUEST' } }] }, { allow: route.method }));
         return;
       }
-      // A credential in the headers: GraphQL runs through the gateway (see useSessionAuth).
-      if (path === FRONT_GRAPHQL_PATH && credentialFromHeaders((name) => request.headers.get(name))) return;
+      if (frontEnvironment(route, request.headers.get('x-upstream-environment')) === 'conflict') {
+        const message = `X-Upstream-Environment contradicts the path's /${route.prefix ?? ''} prefix: send one of them.`;
+        endResponse(jsonResponse(400, { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }));
+        return;
+      }
       const target = frontTarget(runtime, request);
       try {
-        if (path === SIGN_IN_PATH) {
-          const { response } = await passThrough(request, target, path, 'signIn', AUTH_BODY_LIMIT);
-          const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
-          if (credential) await front.verified.remember(target.cacheNamespace, credential, clock());
-          endResponse(response);
-        } else if (path === SIGN_OUT_PATH) {
-          const { response, sent, body } = await passThrough(request, target, path, 'signOut', AUTH_BODY_LIMIT);
-          // devise reads the credential from the headers, else from the body (the JavaScript tutorial's form).
-          const params = jsonObject(body);
-          const credential = credentialFromHeaders((name) => sent.get(name) ?? (typeof params[name] === 'string' ? params[name] : null));
-          if (credential) await front.verified.forget(target.cacheNamespace, credential);
-          endResponse(response);
-        } else {
-          endResponse((await passThrough(request, target, path, 'graphql', runtime.config.limits.maxBodyBytes)).response);
+        if (route.endpoint === 'signIn') return endResponse(await signIn(request, target, route, state));
+        if (route.endpoint === 'signOut') return endResponse(await signOut(request, target, route, state));
+        const presented = credentialFromHeaders((name) => request.headers.get(name));
+        if (presented) {
+          const expiry = await front.verified.check(target.cacheNamespace, presented);
+          if (expiry !== undefined) {
+            // Runs through the gateway (useSessionAuth reads the credential from here).
+            verifiedRequests.set(request, expiry ? { ...presented, expiry: Number(expiry) } : presented);
+            state.uid = presented.uid;
+            return;
+          }
         }
+        endResponse(await graphqlPassThrough(request, target, route, state, presented));
       } catch (error) {
         const response = errorResponse(error);
         runtime.metrics.graphqlError(error instanceof GatewayError ? error.code : 'UPSTREAM_ERROR');
@@ -145,13 +168,14 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
       const refusal = stateOf(payload.request)?.dropIn?.refusal;
       if (!refusal) return;
       // The upstream refused the client's own credential: its answer, as it was.
-      payload.setResultProcessor(() => new Response(refusal.body, { status: refusal.status, headers: refusal.headers }), 'application/json');
+      payload.setResultProcessor(() => upstreamStyleResponse(refusal.status, refusal.body, refusal.headers), 'application/json');
     },
 
     onResponse({ request, response }) {
       const state = stateOf(request);
       const dropIn = state?.dropIn;
       if (!dropIn || dropIn.refusal) return;
+      // `presented` is only set for a verified credential: a forged one was passed through above.
       const headers = dropIn.credentialHeaders ?? (dropIn.presented ? echoedCredentialHeaders(dropIn.presented) : undefined);
       for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);
     },

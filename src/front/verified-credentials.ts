@@ -5,8 +5,8 @@
  * the same uid and client. Each such credential is remembered per upstream, uid and client (a hash
  * of the token as the value, with its `expiry` for the echoed headers) for at most a minute,
  * shared by replicas; a newer token of the same client replaces it, and a sign-out through the
- * front forgets the client at once. A store failure means "not verified": the request then goes
- * to the upstream, uncached.
+ * front forgets the client at once. A credential that is not verified (a store failure counts as
+ * not verified) is passed through to the upstream whole (useDropInFront), which alone decides.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';

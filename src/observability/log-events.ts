@@ -70,7 +70,7 @@ export function createLogEvents(logger: Logger) {
       const { error, ...rest } = fields;
       logger.error({ event: 'request.unexpected-error', ...rest, error: describe(error) }, 'unexpected error');
     },
-    requestCompleted(fields: { method: string; path: string; status: number; durationMs: number; operation?: string }) {
+    requestCompleted(fields: { method: string; path: string; status: number; durationMs: number; operation?: string; uid?: string }) {
       logger.info({ event: 'request.completed', ...fields }, 'request completed');
     },
   };

@@ -28,7 +28,8 @@ export interface DropInIdentity {
   credential: UpstreamCredential;
   /**
    * The upstream accepted this credential recently (see front/verified-credentials): only then may
-   * a cache answer without the upstream, which alone can check a token.
+   * a cache answer without the upstream, which alone can check a token. The front passes any
+   * other credential through to the upstream, so a drop-in identity is always verified today.
    */
   readonly verified: boolean;
 }
@@ -78,6 +79,8 @@ export interface RequestState {
   readonly setCookies: string[];
   /** Root fields of the executed operation, for logs. */
   operation?: string;
+  /** The upstream user the request acted as, once known (for logs; never a credential). */
+  uid?: string;
   /** The executed operation and its root fields, found once (useSessionAuth) for every plugin after it. */
   executed?: { readonly operation: OperationDefinitionNode; readonly fields: readonly FieldNode[] };
   /** At least one upstream call got an HTTP answer. */

@@ -6,14 +6,15 @@ import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { usePdfCache } from '../cache/use-pdf-cache';
 import { useReadCache } from '../cache/use-read-cache';
-import { FRONT_GRAPHQL_PATH, useDropInFront } from '../front/use-drop-in-front';
+import { FRONT_GRAPHQL_PATHS } from '../front/front-paths';
+import { useDropInFront } from '../front/use-drop-in-front';
 import { useQueryLimits } from '../protection/use-query-limits';
 import { useRateLimits } from '../protection/use-rate-limits';
 import { useHealth } from '../observability/use-health';
 import { useOpsPage } from '../observability/ops/use-ops-page';
 import { useGraphqlMetrics, useMetricsEndpoint } from '../observability/use-metrics';
 import type { GatewayRuntime } from '../runtime';
-import type { GatewayContext } from './context';
+import { stateOf, type GatewayContext } from './context';
 import { useCredentialBroker } from './use-credential-broker';
 import { useDistinctValidationRules } from './use-distinct-validation-rules';
 import { useErrorMapping } from './use-error-mapping';
@@ -29,15 +30,17 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useOpsPage({ metrics: runtime.metrics, token: runtime.config.opsToken, trustProxy: runtime.config.trustProxy, clock: runtime.clock }) as MeshPlugin<GatewayContext>,
     // The standard GraphQL metrics (requests, phases, errors, HTTP durations) on the same registry.
     useGraphqlMetrics({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
-    // The drop-in front (/v2/...): sign-in, sign-out and credential-less GraphQL passed through;
-    // its GraphQL answers get the upstream's credential headers (or refusal) on the way out.
+    // The drop-in front ([/sandbox|/production]/v2/...): sign-in, sign-out and GraphQL without a
+    // verified credential passed through; its GraphQL answers get the upstream's credential
+    // headers (or refusal) on the way out.
     useDropInFront({ runtime }) as MeshPlugin<GatewayContext>,
-    // Every other path but /graphql and /v2/graphql is 404; POST bodies must be JSON (415 otherwise).
-    useRoutes({ graphqlPaths: ['/graphql', FRONT_GRAPHQL_PATH] }) as MeshPlugin<GatewayContext>,
+    // Every other path but /graphql and the front's GraphQL paths is 404; POST bodies must be JSON (415 otherwise).
+    useRoutes({ graphqlPaths: ['/graphql', ...FRONT_GRAPHQL_PATHS] }) as MeshPlugin<GatewayContext>,
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules() as MeshPlugin<GatewayContext>,
     // Query limits (tokens while parsing; depth, aliases, directives, cost while validating).
-    ...(useQueryLimits({ introspection: runtime.config.limits.introspection }) as MeshPlugin<GatewayContext>[]),
+    // Introspection on the front follows the upstream, which allows it (its schema is public).
+    ...(useQueryLimits({ introspection: runtime.config.limits.introspection, introspectionAllowed: (request) => stateOf(request)?.dropIn !== undefined }) as MeshPlugin<GatewayContext>[]),
     // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;
     // also sets the session cookie on the way out and writes the access log.
     useSessionAuth({ runtime }) as MeshPlugin<GatewayContext>,

@@ -1,6 +1,7 @@
 /**
  * The gateway's HTTP surface. Yoga would serve GraphQL on any path ending in `/graphql` (including
- * `/v2/graphql`, which the contract reserves for the drop-in front) and answer an unsupported
+ * `/v2/graphql` and its `/sandbox/`, `/production/` forms, which the contract reserves for the
+ * drop-in front) and answer an unsupported
  * content type with an empty 415: both are answered here, as JSON errors.
  */
 import type { Plugin } from 'graphql-yoga';

@@ -4,27 +4,18 @@
  * trip, which also extends the idle timeout). Only `confirmRegistration`, `login` and `session`
  * run without a session. A store outage fails closed with SESSION_STORE_UNAVAILABLE.
  */
-import { OperationTypeNode, type DocumentNode } from 'graphql';
+import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { bearerKey } from '../credentials/service-accounts';
-import { clientAddress } from '../protection/client-address';
 import { overLimit } from '../protection/rate-limiter';
-import { credentialFromHeaders } from '../credentials/types';
 import { findGatewayError, gatewayError, GatewayError } from '../errors';
 import { credentialDigest } from '../front/verified-credentials';
-import { FRONT_GRAPHQL_PATH, frontTarget } from '../front/use-drop-in-front';
+import { frontTarget, verifiedCredentialOf } from '../front/use-drop-in-front';
 import type { GatewayRuntime } from '../runtime';
-import { clearSessionCookie, readSessionCookie } from '../session/cookie';
+import { clearSessionCookie } from '../session/cookie';
 import { checkCsrf } from '../session/csrf';
-import {
-  attachState,
-  stateOf,
-  type DropInIdentity,
-  type DropInState,
-  type GatewayContext,
-  type RequestState,
-  type ServiceAccountIdentity,
-} from './context';
+import { stateOf, type DropInIdentity, type DropInState, type GatewayContext, type ServiceAccountIdentity } from './context';
+import { beginRequestState } from './request-state';
 import { rootFields, selectedOperation } from './root-fields';
 
 /** Root fields an anonymous caller may use (the contract's list, and `__typename`). */
@@ -36,22 +27,7 @@ export interface SessionAuthOptions {
   readonly runtime: GatewayRuntime;
 }
 
-/** Gateway-only root fields: not part of the upstream API the drop-in front imitates. */
-const GATEWAY_FIELDS = new Set(['login', 'logout', 'session']);
 const RATE_WINDOW_MS = 60_000;
-
-function newState(request: Request, runtime: GatewayRuntime, serverContext: unknown): RequestState {
-  // The drop-in front acts with the client's own credential: a cookie there means nothing.
-  const dropIn = new URL(request.url).pathname === FRONT_GRAPHQL_PATH;
-  return {
-    startedAt: runtime.clock(),
-    clientAddress: clientAddress(request, serverContext, runtime.config.trustProxy),
-    cookieId: dropIn ? undefined : readSessionCookie(request.headers.get('cookie'), runtime.config.cookieSecure),
-    setCookies: [],
-    upstreamAnswered: false,
-    ...(dropIn ? { dropIn: {} } : {}),
-  };
-}
 
 export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayContext> {
   const { config, sessions, log, metrics, serviceAccounts } = runtime;
@@ -75,28 +51,25 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
     }
   };
 
-  /** The drop-in front: the client's own credential, trusted by caches once the upstream accepted it. */
-  const dropInIdentity = async (context: GatewayContext, dropIn: DropInState): Promise<DropInIdentity | undefined> => {
-    const presented = credentialFromHeaders((name) => context.request.headers.get(name));
-    if (!presented) return undefined;
-    const expiry = await runtime.front.verified.check(context.upstream.cacheNamespace, presented);
-    const credential = expiry ? { ...presented, expiry: Number(expiry) } : presented;
+  /**
+   * The drop-in front: the client's own credential, which the upstream accepted recently (the front
+   * passed any other request through to the upstream), so caches may answer for it.
+   */
+  const dropInIdentity = (context: GatewayContext, dropIn: DropInState): DropInIdentity | undefined => {
+    const credential = verifiedCredentialOf(context.request);
+    if (!credential) return undefined;
     dropIn.presented = credential;
-    return { kind: 'drop-in', credential, verified: expiry !== undefined };
+    return { kind: 'drop-in', credential, verified: true };
   };
 
   return {
     onRequest({ request, serverContext }) {
-      attachState(request, newState(request, runtime, serverContext));
+      beginRequestState(request, runtime, serverContext);
     },
 
     onContextBuilding({ context, extendContext }) {
       const request = context.request;
-      let state = stateOf(request);
-      if (!state) {
-        state = newState(request, runtime, context);
-        attachState(request, state);
-      }
+      const state = beginRequestState(request, runtime, context);
       extendContext({ gateway: runtime, state, upstream: frontTarget(runtime, request) });
     },
 
@@ -114,13 +87,9 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
 
       const dropIn = context.state.dropIn;
       if (dropIn) {
-        const foreign = fields.find((field) => GATEWAY_FIELDS.has(field));
-        if (foreign) {
-          const type = context.state.executed.operation.operation === OperationTypeNode.MUTATION ? 'Mutation' : 'Query';
-          return refuse(gatewayError('GRAPHQL_VALIDATION_FAILED', `Cannot query field "${foreign}" on type "${type}".`));
-        }
-        const identity = await dropInIdentity(context, dropIn);
-        // Without a credential in the headers the front passed the request through (useDropInFront).
+        // The front's schema has the upstream's fields only (front-schema.ts): nothing gateway-only runs here.
+        const identity = dropInIdentity(context, dropIn);
+        // Without a verified credential the front passed the request through (useDropInFront).
         if (!identity) return refuse(gatewayError('UNAUTHENTICATED'));
         extendContext({ identity, identityKey: `front:${credentialDigest(identity.credential)}` });
         return;
@@ -146,6 +115,7 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
         // Only an answer of the store itself says it is reachable (not one from the session cache).
         if (result.status !== 'active' || !result.cached) runtime.sessionStoreHealth.ok();
         if (result.status === 'active') {
+          context.state.uid = result.session.uid;
           extendContext({
             identity: { kind: 'session', session: result.session },
             identityKey: result.session.key,
@@ -165,6 +135,7 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
         if (authorization !== null && /^\s*bearer\b/i.test(authorization)) {
           const identity = await serviceAccountIdentity(authorization);
           if (identity instanceof GatewayError) return refuse(identity);
+          context.state.uid = identity.lease.credential.uid;
           extendContext({ identity, identityKey: `account:${identity.account.name}`, upstream: runtime.upstreams[identity.account.environment] });
           return;
         }
@@ -186,6 +157,7 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
         status: response.status,
         durationMs: runtime.clock() - state.startedAt,
         ...(state.operation ? { operation: state.operation } : {}),
+        ...(state.uid ? { uid: state.uid } : {}),
       });
     },
   };

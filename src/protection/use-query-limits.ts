@@ -32,7 +32,17 @@ export const QUERY_LIMITS = {
  */
 export const QUERY_LIMIT_MESSAGE = /^(Syntax Error: (Token|Query depth|Aliases|Directives|Query Cost) limit of \d+ exceeded|Batching is (not supported|limited))/;
 
-export function useQueryLimits(options: { readonly introspection: boolean }): Plugin[] {
+export interface QueryLimitsOptions {
+  /** Schema introspection (GRAPHQL_INTROSPECTION); off hides the schema from whoever may not know it. */
+  readonly introspection: boolean;
+  /**
+   * Requests that may introspect even when it is off: the drop-in front, whose schema is the
+   * upstream's own, which the upstream shows anyone.
+   */
+  readonly introspectionAllowed?: (request: Request) => boolean;
+}
+
+export function useQueryLimits(options: QueryLimitsOptions): Plugin[] {
   const plugins: Plugin[] = [
     maxTokensPlugin({ n: QUERY_LIMITS.tokens }),
     maxDepthPlugin({ n: QUERY_LIMITS.depth, flattenFragments: true }),
@@ -43,7 +53,9 @@ export function useQueryLimits(options: { readonly introspection: boolean }): Pl
   ];
   if (!options.introspection) {
     plugins.push({
-      onValidate({ addValidationRule }) {
+      onValidate({ addValidationRule, context }) {
+        const request = (context as { request?: Request }).request;
+        if (request && options.introspectionAllowed?.(request)) return;
         addValidationRule(NoSchemaIntrospectionCustomRule);
       },
     });

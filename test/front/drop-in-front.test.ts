@@ -137,6 +137,14 @@ describe('the drop-in front', () => {
     expect(hitsOfSecondDownload).toBe(5);
   });
 
+  it('answers the tutorial under the /production prefix exactly as the production upstream does', async () => {
+    const direct = await tutorial(production.url, await newUser(production.url, 'direct-production'));
+    await takeUpstreamRequests(sandbox.url);
+    const through = await tutorial(`${gateway.current.url}/production`, await newUser(production.url, 'front-production'));
+    expect(through).toEqual(direct);
+    expect(await takeUpstreamRequests(sandbox.url)).toEqual([]);
+  });
+
   it("passes the upstream's own refusal on for no credential, a forged token, or a signed-out one, even for a cached read", async () => {
     const email = await newUser(sandbox.url, 'refusal');
     await seed(sandbox.url, email, 'F1099nec', 2);
@@ -208,7 +216,8 @@ describe('the drop-in front', () => {
   });
 
   it('answers the gateway-only fields as the upstream answers fields it does not have', async () => {
-    const signedIn = await signInRaw(sandbox.url, await newUser(sandbox.url, 'fields'), PASSWORD);
+    // Signed in through the front: the credential is verified, so the gateway itself validates.
+    const signedIn = await signInRaw(gateway.current.url, await newUser(sandbox.url, 'fields'), PASSWORD);
     const credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: signedIn.headers.get('uid') ?? '' };
     for (const query of ['{ session { uid } }', 'mutation { logout }']) {
       const upstream = await graphql(sandbox.url, credential, query);

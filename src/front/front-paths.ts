@@ -1,0 +1,60 @@
+/**
+ * Where the drop-in front answers and which upstream environment a request names. The upstream's
+ * own clients pick the environment by host, so they cannot send `X-Upstream-Environment`: besides
+ * the plain `/v2/...` paths (sandbox, or the header's environment) the front answers under
+ * `/sandbox/v2/...` and `/production/v2/...`, and such a client sets its base URL to
+ * `https://<gateway>/production`.
+ *
+ * A prefix and a header that name different environments are refused (400), not resolved: a
+ * client that says both means one of them by mistake, and guessing wrong would file in production
+ * what was meant as a sandbox test (or the reverse).
+ */
+import { ENVIRONMENTS, type Environment } from '../config';
+
+export type FrontEndpoint = 'signIn' | 'signOut' | 'graphql';
+
+/** The upstream's own paths, as the upstream serves them (no prefix). */
+export const UPSTREAM_PATHS: Readonly<Record<FrontEndpoint, string>> = {
+  signIn: '/v2/auth/sign_in',
+  signOut: '/v2/auth/sign_out',
+  graphql: '/v2/graphql',
+};
+
+const ENDPOINT_METHODS: Readonly<Record<FrontEndpoint, 'POST' | 'DELETE'>> = { signIn: 'POST', signOut: 'DELETE', graphql: 'POST' };
+
+export interface FrontRoute {
+  readonly endpoint: FrontEndpoint;
+  /** The path the upstream serves the endpoint on. */
+  readonly upstreamPath: string;
+  readonly method: 'POST' | 'DELETE';
+  /** The environment the path's prefix names; undefined for the plain `/v2/...` paths. */
+  readonly prefix?: Environment;
+}
+
+const ROUTES = new Map<string, FrontRoute>();
+for (const [endpoint, upstreamPath] of Object.entries(UPSTREAM_PATHS) as [FrontEndpoint, string][]) {
+  const route = { endpoint, upstreamPath, method: ENDPOINT_METHODS[endpoint] };
+  ROUTES.set(upstreamPath, route);
+  for (const prefix of ENVIRONMENTS) ROUTES.set(`/${prefix}${upstreamPath}`, { ...route, prefix });
+}
+
+/** Every path the front's GraphQL is served on: `/v2/graphql`, `/sandbox/v2/graphql`, `/production/v2/graphql`. */
+export const FRONT_GRAPHQL_PATHS: readonly string[] = [...ROUTES.entries()].filter(([, route]) => route.endpoint === 'graphql').map(([path]) => path);
+
+export function frontRoute(pathname: string): FrontRoute | undefined {
+  return ROUTES.get(pathname);
+}
+
+export function isFrontGraphqlPath(pathname: string): boolean {
+  return ROUTES.get(pathname)?.endpoint === 'graphql';
+}
+
+/**
+ * The environment a front request acts in: the path's prefix, else `X-Upstream-Environment`
+ * (production only when it says so). A header that contradicts the prefix gives `conflict`.
+ */
+export function frontEnvironment(route: Pick<FrontRoute, 'prefix'> | undefined, header: string | null): Environment | 'conflict' {
+  const named = header?.trim().toLowerCase();
+  if (route?.prefix === undefined) return named === 'production' ? 'production' : 'sandbox';
+  return !named || named === route.prefix ? route.prefix : 'conflict';
+}

@@ -1,0 +1,126 @@
+/**
+ * The drop-in front at the HTTP level: answers with the upstream's status line and a
+ * Content-Length (read with node:http, which shows the raw reason phrase and framing), forged
+ * credentials never echoed, and every front request logged without a credential or password.
+ */
+import { request as httpRequest } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { takeUpstreamRequests } from '../helpers/cache';
+import { control, type Credential } from '../helpers/emulator';
+import { useGatewayOnEmulators } from '../helpers/gateway';
+
+const PASSWORD = 'a-long-enough-password-123';
+const CREDENTIAL_HEADERS = ['access-token', 'authorization', 'client', 'expiry', 'token-type', 'uid'];
+const json = { 'content-type': 'application/json' };
+
+interface RawAnswer {
+  readonly status: number;
+  readonly reason: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** One request with node:http: the raw reason phrase and framing headers, as a strict client sees them. */
+function raw(url: string, method: string, headers: Record<string, string>, body?: string): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(url, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.headers, body: text }));
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
+
+/** What a client compares: status line, framing, body, and which credential headers came. */
+const framing = (answer: RawAnswer) => ({
+  status: answer.status,
+  reason: answer.reason,
+  contentLength: answer.headers['content-length'] === String(Buffer.byteLength(answer.body)),
+  transferEncoding: answer.headers['transfer-encoding'],
+  credentialHeaders: CREDENTIAL_HEADERS.filter((name) => answer.headers[name] !== undefined),
+});
+
+describe('the drop-in front over HTTP', () => {
+  const { sandbox, gateway } = useGatewayOnEmulators();
+
+  async function newUser(label: string): Promise<string> {
+    const email = `front-http-${label}-${Date.now()}@example.com`;
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email, password: PASSWORD })).status).toBe(201);
+    return email;
+  }
+  const signInBody = (email: string, password = PASSWORD) => JSON.stringify({ email, password });
+  const credentialOf = (answer: RawAnswer): Credential => ({ 'access-token': String(answer.headers['access-token']), client: String(answer.headers.client), uid: String(answer.headers.uid) });
+
+  it("answers sign-in (200 and 401), GraphQL and sign-out with the upstream's status line and a Content-Length, not chunked", async () => {
+    const email = await newUser('framing');
+    const pairs: [string, RawAnswer, RawAnswer][] = [];
+    const both = async (step: string, path: string, method: string, headers: Record<string, string>, body?: string) => {
+      const upstream = await raw(`${sandbox.url}${path}`, method, headers, body);
+      const front = await raw(`${gateway.current.url}${path}`, method, headers, body);
+      pairs.push([step, upstream, front]);
+      return front;
+    };
+    const signedIn = await both('sign-in', '/v2/auth/sign_in', 'POST', json, signInBody(email));
+    await both('sign-in refused', '/v2/auth/sign_in', 'POST', json, signInBody(email, 'wrong-password-0000000'));
+    const credential = credentialOf(signedIn);
+    await both('graphql', '/v2/graphql', 'POST', { ...json, ...credential }, '{"query":"{ secretGreeting { response } }"}');
+    await both('graphql without a credential', '/v2/graphql', 'POST', json, '{"query":"{ secretGreeting { response } }"}');
+    await both('graphql refused', '/v2/graphql', 'POST', { ...json, ...credential, 'access-token': 'forged-token-000000' }, '{"query":"{ secretGreeting { response } }"}');
+    await both('sign-out of an unknown client', '/v2/auth/sign_out', 'DELETE', { ...credential, client: 'unknown-client' });
+    // Signed out at the upstream only: the gateway still runs the verified credential, and the
+    // upstream's refusal comes back as it was.
+    expect((await raw(`${sandbox.url}/v2/auth/sign_out`, 'DELETE', { ...credential })).status).toBe(200);
+    await both('graphql refused for a verified credential', '/v2/graphql', 'POST', { ...json, ...credential }, '{"query":"{ secretGreeting { response } }"}');
+
+    for (const [step, upstream, front] of pairs) {
+      expect(framing(front), step).toEqual(framing(upstream));
+      expect(front.reason, step).not.toBe('');
+      expect(front.body.replaceAll(email, '<email>'), step).toEqual(upstream.body.replaceAll(email, '<email>'));
+    }
+    expect(pairs.map(([, , front]) => `${front.status} ${front.reason}`)).toEqual(['200 OK', '401 Unauthorized', '200 OK', '401 Unauthorized', '401 Unauthorized', '404 Not Found', '401 Unauthorized']);
+  });
+
+  it('answers { __typename } with a forged credential as the upstream does, echoing none of it', async () => {
+    const forged = { ...json, 'access-token': 'bogus', client: 'bogus-client', uid: 'someone@example.com' };
+    const body = '{"query":"{ __typename }"}';
+    const upstream = await raw(`${sandbox.url}/v2/graphql`, 'POST', forged, body);
+    await takeUpstreamRequests(sandbox.url);
+    const front = await raw(`${gateway.current.url}/v2/graphql`, 'POST', forged, body);
+    // Passed through: the upstream, not the gateway, answered.
+    expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.operations)).toEqual([['__typename']]);
+    expect(framing(front)).toEqual(framing(upstream));
+    expect(front.body).toBe(upstream.body);
+    expect(framing(front).credentialHeaders).toEqual([]);
+    expect(JSON.stringify(front.headers)).not.toContain('bogus');
+  });
+
+  it('logs every front request with its path, status and uid, and never a token, client id or password', async () => {
+    const email = await newUser('logs');
+    const before = gateway.current.output().length;
+    const signedIn = await raw(`${gateway.current.url}/v2/auth/sign_in`, 'POST', json, signInBody(email));
+    const credential = credentialOf(signedIn);
+    await raw(`${gateway.current.url}/v2/auth/sign_in`, 'POST', json, signInBody(email, 'wrong-password-0000000'));
+    await raw(`${gateway.current.url}/v2/graphql`, 'POST', { ...json, ...credential }, '{"query":"{ secretGreeting { response } }"}');
+    await raw(`${gateway.current.url}/production/v2/graphql`, 'POST', json, '{"query":"{ __typename }"}');
+    await raw(`${gateway.current.url}/v2/auth/sign_out`, 'DELETE', { ...credential });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const output = gateway.current.output().slice(before);
+    const completed = output.split('\n').filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { event?: string; method?: string; path?: string; status?: number; durationMs?: number; uid?: string })
+      .filter((entry) => entry.event === 'request.completed')
+      .map(({ method, path, status, uid, durationMs }) => ({ method, path, status, uid, timed: typeof durationMs === 'number' }));
+    expect(completed).toEqual([
+      { method: 'POST', path: '/v2/auth/sign_in', status: 200, uid: email, timed: true },
+      { method: 'POST', path: '/v2/auth/sign_in', status: 401, uid: undefined, timed: true },
+      { method: 'POST', path: '/v2/graphql', status: 200, uid: email, timed: true },
+      { method: 'POST', path: '/production/v2/graphql', status: 200, uid: undefined, timed: true },
+      { method: 'DELETE', path: '/v2/auth/sign_out', status: 200, uid: email, timed: true },
+    ]);
+    for (const secret of [credential['access-token'], credential.client, PASSWORD, 'wrong-password-0000000', String(signedIn.headers.authorization)]) {
+      expect(output).not.toContain(secret);
+    }
+  });
+});
