@@ -18,6 +18,7 @@ import { GatewayError, gatewayError } from '../errors';
 import { jsonResponse } from '../http/json-response';
 import { stateOf, type GatewayContext } from '../plugins/context';
 import type { GatewayRuntime } from '../runtime';
+import { signInWithinLimits } from './sign-in-limits';
 
 export const FRONT_GRAPHQL_PATH = '/v2/graphql';
 const SIGN_IN_PATH = '/v2/auth/sign_in';
@@ -120,7 +121,7 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
       const target = frontTarget(runtime, request);
       try {
         if (path === SIGN_IN_PATH) {
-          const { response } = await passThrough(request, target, path, 'signIn', AUTH_BODY_LIMIT);
+          const response = await signInWithinLimits(runtime, payload, target.environment, async () => (await passThrough(request, target, path, 'signIn', AUTH_BODY_LIMIT)).response);
           const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
           if (credential) await front.verified.remember(target.cacheNamespace, credential, clock());
           endResponse(response);
