@@ -11,9 +11,8 @@
  * Both fail open (runtime.rateLimits: while Redis is away each replica counts for itself), unlike
  * the login limits. Service accounts have their own `requestsPerMinute`, checked with their API key.
  *
- * Earlier the login rules ran through @envelop/rate-limiter; its rules are per field, which fits
- * none of these limits (a total per identity, a count per operation, and login counters the REST
- * sign-in shares), so the gateway no longer uses it.
+ * Not @envelop/rate-limiter: its rules count per field, which fits none of these limits (a total
+ * per identity, a count per operation, login counters that the REST sign-in shares).
  */
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
