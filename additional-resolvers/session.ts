@@ -89,6 +89,12 @@ export const sessionResolvers = {
         throw gatewayError('INVALID_CREDENTIALS');
       }
 
+      // The login limits (login-limits.ts), before anything else happens: while limited, even the
+      // right password never reaches the upstream.
+      const attempt = { address: state.clientAddress ?? 'unknown', email, environment };
+      const refused = await gateway.loginLimits.admit(attempt);
+      if (refused) throw refused;
+
       // A login that arrives with a session ends that session (a new id at every login).
       const previous = sessionOf(context.identity);
       if (previous) {
@@ -114,6 +120,7 @@ export const sessionResolvers = {
         gateway.log.loginRefused({ environment, reason: 'invalid-credentials' });
         throw gatewayError('INVALID_CREDENTIALS');
       }
+      await gateway.loginLimits.succeeded(attempt);
       const headers = answer._response?.headers ?? {};
       const credential: UpstreamCredential | undefined = credentialFromHeaders((name) => header(headers, name));
       if (!credential) throw gatewayError('UPSTREAM_ERROR');

@@ -121,7 +121,7 @@ async function main(): Promise<void> {
       ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
       ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
       UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
-      RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m', RATE_LIMIT_SESSION: '1000000/1m',
+      RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m', RATE_LIMIT_LOGIN_ACCOUNT: '100000/1m', RATE_LIMIT_SESSION: '1000000/1m', RATE_LIMIT_ANONYMOUS: '1000000/1m',
       ...(redisUrl ? { REDIS_URL: redisUrl, CREDENTIAL_KEY: randomBytes(32).toString('base64') } : {}),
     },
     stdio: ['ignore', 'inherit', 'pipe'],

@@ -10,6 +10,7 @@ import type { Environment, GatewayConfig } from './config';
 import type { ServiceAccounts } from './credentials';
 import type { UpstreamTarget } from './credentials/types';
 import type { VerifiedCredentials } from './front/verified-credentials';
+import type { LoginLimits } from './protection/login-limits';
 import type { RateLimitStore } from './protection/rate-limiter';
 import type { LogEvents } from './observability/log-events';
 import type { GatewayMetrics } from './observability/metrics';
@@ -32,6 +33,8 @@ export interface GatewayRuntime {
   readonly rateLimits: RateLimitStore;
   /** The same counters failing closed (they throw while Redis is away): for `login`. */
   readonly rateLimitsFailClosed: RateLimitStore;
+  /** Login limits (per address, address and e-mail, account), for `login` and the front's sign-in. */
+  readonly loginLimits: LoginLimits;
   /** The drop-in front's record of credentials the upstream accepted. */
   readonly front: { readonly verified: VerifiedCredentials };
   /** The Redis of sessions and credentials, when configured. */

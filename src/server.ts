@@ -18,6 +18,8 @@ import { createCredentialCipher } from './credentials/cipher';
 import { frontSchemaOf } from './front/front-schema';
 import { createVerifiedCredentials } from './front/verified-credentials';
 import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit } from './protection/rate-limiter';
+import { createMemoryAccountBackoff, createRedisAccountBackoff } from './protection/account-backoff';
+import { createLoginLimits } from './protection/login-limits';
 import { startEmbeddedUpstreams, type EmbeddedUpstreams } from './embedded-upstreams';
 import { createLogEvents } from './observability/log-events';
 import { createLogger } from './observability/logger';
@@ -155,6 +157,10 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const runtime: GatewayRuntime = {
     config, log, sessions, sessionStoreHealth, upstreams, clock, metrics, caches, upstreamFetch, serviceAccounts, rateLimits, rateLimitsFailClosed,
     front: { verified: createVerifiedCredentials(redis) },
+    loginLimits: createLoginLimits({
+      counters: rateLimitsFailClosed, accounts: redis ? createRedisAccountBackoff(redis, clock) : createMemoryAccountBackoff(clock),
+      limits: config.limits, health: sessionStoreHealth, log, metrics,
+    }),
     ...(redis ? { redis } : {}),
   };
   installRuntime(runtime);

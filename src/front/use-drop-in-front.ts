@@ -26,6 +26,7 @@ import { beginRequestState } from '../plugins/request-state';
 import type { GatewayRuntime } from '../runtime';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
+import { emailOf, signInWithinLimits } from './sign-in-limits';
 
 export { credentialHeadersOf } from './pass-through';
 
@@ -89,13 +90,16 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
    */
   const signIn = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState): Promise<Response> => {
     const body = await readBody(request, AUTH_BODY_LIMIT);
-    const { response } = await passThrough(request, body, call(target, route, 'signIn'));
-    const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
-    if (credential) {
-      state.uid = credential.uid;
-      await front.verified.remember(target.cacheNamespace, credential, clock());
-    }
-    return response;
+    const attempt = { address: state.clientAddress ?? 'unknown', email: emailOf(body, request.headers.get('content-type')), environment: target.environment };
+    return signInWithinLimits(runtime, attempt, async () => {
+      const { response } = await passThrough(request, body, call(target, route, 'signIn'));
+      const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
+      if (credential) {
+        state.uid = credential.uid;
+        await front.verified.remember(target.cacheNamespace, credential, clock());
+      }
+      return response;
+    });
   };
 
   /** Sign-out: the upstream's answer; the client's credential is no longer verified. */

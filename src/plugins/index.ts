@@ -44,8 +44,8 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;
     // also sets the session cookie on the way out and writes the access log.
     useSessionAuth({ runtime }) as MeshPlugin<GatewayContext>,
-    // Rate limits on login (per address and e-mail, per address) and per session.
-    ...(useRateLimits({ runtime }) as MeshPlugin<GatewayContext>[]),
+    // Rate limits: root fields per identity, operations per address without one (login has its own, in its resolver).
+    useRateLimits({ runtime }) as MeshPlugin<GatewayContext>,
     // Caches, only ever after the session was validated: mutations invalidate first, then
     // statement reads may be answered per identity from the response cache.
     // Definitions hits answered from the bytes of an earlier identical answer (no execution).

@@ -17,8 +17,13 @@ export interface RateDecision {
 
 export interface RateLimitStore {
   readonly kind: 'memory' | 'redis';
-  /** Admits and counts one request under `key` if fewer than `limit` were admitted in the last `windowMs`. */
-  hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  /**
+   * Admits and counts a request of `weight` (default 1: root fields for the session limit) under
+   * `key` if the weights admitted in the last `windowMs` leave room for it within `limit`.
+   */
+  hit(key: string, limit: number, windowMs: number, weight?: number): Promise<RateDecision>;
+  /** Forgets what `key` counted (a successful login clears its failures). */
+  reset(key: string, windowMs: number): Promise<void>;
 }
 
 /** A refusal over the limit `limit`: logged, counted, RATE_LIMITED with Retry-After (never the identifier). */
@@ -31,18 +36,20 @@ export function overLimit(observers: { readonly log: LogEvents; readonly metrics
 /** `sgw:rate:{<key>}:<window number>`: both windows of a key share its hash tag. */
 const windowKey = (key: string, index: number) => `sgw:rate:{${key}}:${index}`;
 
-function decide(previous: number, current: number, limit: number, windowMs: number, elapsed: number): RateDecision {
+function decide(previous: number, current: number, limit: number, windowMs: number, elapsed: number, weight: number): RateDecision {
   const estimate = previous * ((windowMs - elapsed) / windowMs) + current;
-  if (estimate + 1 <= limit) return { allowed: true, retryAfterMs: 0 };
+  if (estimate + weight <= limit) return { allowed: true, retryAfterMs: 0 };
+  // Heavier than the whole limit: never admitted; a window is as good an answer as any.
+  if (weight > limit) return { allowed: false, retryAfterMs: Math.max(1_000, windowMs) };
   // Within this window the previous window's weight falls linearly; that is enough only if the
   // current count alone leaves room.
-  const withinWindow = previous > 0 ? ((estimate + 1 - limit) / previous) * windowMs : Number.POSITIVE_INFINITY;
+  const withinWindow = previous > 0 ? ((estimate + weight - limit) / previous) * windowMs : Number.POSITIVE_INFINITY;
   let waitMs: number;
-  if (current + 1 <= limit && withinWindow <= windowMs - elapsed) {
+  if (current + weight <= limit && withinWindow <= windowMs - elapsed) {
     waitMs = withinWindow;
   } else {
     // Past this window, this window's count becomes the previous one, weighted down from 1.
-    waitMs = windowMs - elapsed + (current > 0 ? Math.max(0, windowMs * (1 - (limit - 1) / current)) : 0);
+    waitMs = windowMs - elapsed + (current > 0 ? Math.max(0, windowMs * (1 - (limit - weight) / current)) : 0);
   }
   return { allowed: false, retryAfterMs: Math.max(1_000, Math.ceil(waitMs)) };
 }
@@ -56,7 +63,7 @@ export function createMemoryRateLimitStore(clock: () => number = Date.now): Rate
   };
   return {
     kind: 'memory',
-    hit(key, limit, windowMs) {
+    hit(key, limit, windowMs, weight = 1) {
       const now = clock();
       if (now - lastSweep > windowMs) {
         lastSweep = now;
@@ -64,27 +71,34 @@ export function createMemoryRateLimitStore(clock: () => number = Date.now): Rate
       }
       const index = Math.floor(now / windowMs);
       const current = read(windowKey(key, index), now);
-      const decision = decide(read(windowKey(key, index - 1), now), current, limit, windowMs, now - index * windowMs);
-      if (decision.allowed) counts.set(windowKey(key, index), { count: current + 1, expiresAt: (index + 2) * windowMs });
+      const decision = decide(read(windowKey(key, index - 1), now), current, limit, windowMs, now - index * windowMs, weight);
+      if (decision.allowed) counts.set(windowKey(key, index), { count: current + weight, expiresAt: (index + 2) * windowMs });
       return Promise.resolve(decision);
+    },
+    reset(key, windowMs) {
+      const index = Math.floor(clock() / windowMs);
+      counts.delete(windowKey(key, index));
+      counts.delete(windowKey(key, index - 1));
+      return Promise.resolve();
     },
   };
 }
 
-// KEYS: previous window, current window. ARGV: limit, window ms, elapsed ms in the current window.
+// KEYS: previous window, current window. ARGV: limit, window ms, elapsed ms in the current window, weight.
 const HIT = `
 local previous = tonumber(redis.call('GET', KEYS[1]) or '0')
 local current = tonumber(redis.call('GET', KEYS[2]) or '0')
 local window = tonumber(ARGV[2])
+local weight = tonumber(ARGV[4])
 local estimate = previous * ((window - tonumber(ARGV[3])) / window) + current
-if estimate + 1 > tonumber(ARGV[1]) then return {0, previous, current} end
-redis.call('INCR', KEYS[2])
+if estimate + weight > tonumber(ARGV[1]) then return {0, previous, current} end
+redis.call('INCRBY', KEYS[2], weight)
 redis.call('PEXPIRE', KEYS[2], window * 2)
-return {1, previous, current + 1}
+return {1, previous, current + weight}
 `;
 
 interface RateCommands {
-  sgwRateHit(previous: string, current: string, limit: number, windowMs: number, elapsed: number): Promise<[number, number, number]>;
+  sgwRateHit(previous: string, current: string, limit: number, windowMs: number, elapsed: number, weight: number): Promise<[number, number, number]>;
 }
 
 export function createRedisRateLimitStore(redis: Redis, clock: () => number = Date.now): RateLimitStore {
@@ -92,13 +106,18 @@ export function createRedisRateLimitStore(redis: Redis, clock: () => number = Da
   const commands = redis as unknown as Redis & RateCommands;
   return {
     kind: 'redis',
-    async hit(key, limit, windowMs) {
+    async hit(key, limit, windowMs, weight = 1) {
       const now = clock();
       const index = Math.floor(now / windowMs);
       const elapsed = now - index * windowMs;
-      const [admitted, previous, current] = await commands.sgwRateHit(windowKey(key, index - 1), windowKey(key, index), limit, windowMs, elapsed);
+      const [admitted, previous, current] = await commands.sgwRateHit(windowKey(key, index - 1), windowKey(key, index), limit, windowMs, elapsed, weight);
       if (admitted === 1) return { allowed: true, retryAfterMs: 0 };
-      return decide(Number(previous), Number(current), limit, windowMs, elapsed);
+      return decide(Number(previous), Number(current), limit, windowMs, elapsed, weight);
+    },
+    async reset(key, windowMs) {
+      const index = Math.floor(clock() / windowMs);
+      // One command, both keys in the hash tag's slot: atomic.
+      await redis.del(windowKey(key, index - 1), windowKey(key, index));
     },
   };
 }
@@ -111,15 +130,19 @@ export function failOpenRateLimit(store: RateLimitStore, onError: (error: unknow
   const local = createMemoryRateLimitStore();
   return {
     kind: store.kind,
-    async hit(key, limit, windowMs) {
+    async hit(key, limit, windowMs, weight) {
       try {
-        const decision = await store.hit(key, limit, windowMs);
+        const decision = await store.hit(key, limit, windowMs, weight);
         onOk();
         return decision;
       } catch (error) {
         onError(error);
-        return local.hit(key, limit, windowMs);
+        return local.hit(key, limit, windowMs, weight);
       }
+    },
+    async reset(key, windowMs) {
+      await local.reset(key, windowMs);
+      await store.reset(key, windowMs).then(onOk, onError);
     },
   };
 }

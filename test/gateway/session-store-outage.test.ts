@@ -3,7 +3,7 @@
  * recovers without a restart when it returns. The Redis here is the test's own.
  */
 import { describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT } from '../helpers/emulator';
+import { DEMO_ACCOUNT, signInRaw } from '../helpers/emulator';
 import { Browser, useGatewayOnOwnRedis } from '../helpers/gateway';
 import { timed } from '../helpers/timing';
 
@@ -29,7 +29,7 @@ describe('when the session store is away', () => {
     expect((await browser.graphql(GREETING)).codes).toEqual([]);
   });
 
-  it('fails closed for cookie requests and login while Redis is stopped, and recovers without a restart', async () => {
+  it('fails closed for cookie requests, login and the front sign-in while Redis is stopped, and recovers without a restart', async () => {
     const browser = new Browser(gateway.current.url);
     expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
     await setup.redis.stop();
@@ -40,6 +40,11 @@ describe('when the session store is away', () => {
     const login = await new Browser(gateway.current.url).login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
     expect(login.codes).toEqual(['SESSION_STORE_UNAVAILABLE']);
     expect(login.headers.getSetCookie()).toEqual([]);
+    // The login limits fail closed on the drop-in front's sign-in too, in devise's shape.
+    const signIn = await signInRaw(gateway.current.url, DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
+    expect(signIn.status).toBe(503);
+    expect(signIn.headers.get('access-token')).toBeNull();
+    expect(signIn.body).toEqual({ success: false, errors: [expect.any(String)] });
     await new Promise((resolve) => setTimeout(resolve, 1_100)); // readiness verdicts live a second
     const readiness = await fetch(`${gateway.current.url}/readiness`);
     expect(readiness.status).toBe(503);

@@ -1,12 +1,14 @@
 /**
  * Rate limits on two gateway processes sharing one Redis, with strict figures: login per address
- * and e-mail (3/min) and per address (6/min), and per session (8 root fields/min). Client
- * addresses come from X-Forwarded-For with TRUST_PROXY=1 (one proxy in front), random per test so
- * that counters left in Redis by earlier runs never matter.
+ * and e-mail (3/min), per address (6/min) and per account (5/min, then waits of 1, 2, 4 s ...),
+ * per identity (8 root fields/min) and without one (5 operations/min per address). Logins go
+ * through `login` and the drop-in front's sign-in alike. Client addresses come from
+ * X-Forwarded-For with TRUST_PROXY=1 (one proxy in front), random per test so that counters left
+ * in Redis by earlier runs never matter.
  */
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { control } from '../helpers/emulator';
+import { control, credentialFrom } from '../helpers/emulator';
 import { Browser, useGatewayReplicas } from '../helpers/gateway';
 
 const PASSWORD = 'a-long-enough-password-123';
@@ -14,10 +16,24 @@ const { sandbox, gateways } = useGatewayReplicas(2, {
   TRUST_PROXY: '1',
   RATE_LIMIT_LOGIN: '3/1m',
   RATE_LIMIT_LOGIN_ADDRESS: '6/1m',
+  RATE_LIMIT_LOGIN_ACCOUNT: '5/1m',
   RATE_LIMIT_SESSION: '8/1m',
+  RATE_LIMIT_ANONYMOUS: '5/1m',
 });
 
 const randomAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+const randomPrefix = () => `2001:db8:${randomInt(65536).toString(16)}:${randomInt(65536).toString(16)}`;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `POST /v2/auth/sign_in` on gateway `index % 2`, from `address` behind the trusted proxy. */
+async function frontSignIn(address: string, index: number, email: string, password: string, form = false) {
+  const response = await fetch(`${gateways[index % 2]!.url}/v2/auth/sign_in`, {
+    method: 'POST',
+    headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', 'x-forwarded-for': address },
+    body: form ? new URLSearchParams({ email, password }).toString() : JSON.stringify({ email, password }),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
 
 async function newAccount(): Promise<string> {
   const email = `limits-${Date.now()}-${randomInt(1e9)}@example.com`;
@@ -98,5 +114,130 @@ describe('the session rate limit', () => {
     }
     // The login ran before the session existed: eight calls pass, the ninth is refused.
     expect(statuses).toEqual([...Array(8).fill(200), 429]);
+  });
+});
+
+describe('login limits on login and the front alike', () => {
+  it('admits five correct logins in a row from one address: successes do not count (regression)', async () => {
+    const email = await newAccount();
+    const address = randomAddress();
+    for (let login = 0; login < 5; login++) expect((await browserAt(address, login).login(email, PASSWORD)).codes).toEqual([]);
+  });
+
+  it('counts IPv6 clients by their /64 for the per-address limit', async () => {
+    const prefix = randomPrefix();
+    const codes: string[] = [];
+    for (let attempt = 0; attempt < 7; attempt++) {
+      codes.push((await browserAt(`${prefix}:${randomInt(65536).toString(16)}::${attempt + 1}`, attempt).login(`nobody-${randomInt(1e9)}@example.com`, 'guess-password-000000')).codes.join());
+    }
+    expect(codes).toEqual([...Array(6).fill('INVALID_CREDENTIALS'), 'RATE_LIMITED']);
+    expect((await browserAt(`${randomPrefix()}::1`, 0).login(`nobody-${randomInt(1e9)}@example.com`, 'guess-password-000000')).codes).toEqual(['INVALID_CREDENTIALS']);
+  });
+
+  it('refuses the front sign-in after three wrong passwords, the right one too, with 429, Retry-After and a devise-shaped body', async () => {
+    const email = await newAccount();
+    const address = randomAddress();
+    // The e-mail is found in a form as in JSON, however it is typed.
+    for (let attempt = 0; attempt < 3; attempt++) expect((await frontSignIn(address, attempt, attempt === 1 ? email.toUpperCase() : email, 'wrong-password-000000', attempt === 2)).status).toBe(401);
+    const refused = await frontSignIn(address, 3, email, PASSWORD);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('content-type')).toContain('application/json');
+    expect(refused.headers.get('access-token')).toBeNull();
+    const body = JSON.parse(refused.text) as { success: boolean; errors: unknown[] };
+    expect(body.success).toBe(false);
+    expect(body.errors).toEqual([expect.any(String)]);
+    expect(refused.text).not.toContain(email);
+    expect(refused.text).not.toContain(address);
+  });
+
+  it('counts sign-ins through the front and logins against the same counters', async () => {
+    const email = await newAccount();
+    const address = randomAddress();
+    expect((await browserAt(address, 0).login(email, 'wrong-password-000000')).codes).toEqual(['INVALID_CREDENTIALS']);
+    expect((await frontSignIn(address, 1, email, 'wrong-password-000000')).status).toBe(401);
+    expect((await browserAt(address, 1).login(email, 'wrong-password-000000')).codes).toEqual(['INVALID_CREDENTIALS']);
+    expect((await browserAt(address, 0).login(email, PASSWORD)).codes).toEqual(['RATE_LIMITED']);
+    expect((await frontSignIn(address, 1, email, PASSWORD)).status).toBe(429);
+
+    // A success through the front clears the failures of that address and e-mail for login too.
+    const second = await newAccount();
+    const other = randomAddress();
+    expect((await browserAt(other, 0).login(second, 'wrong-password-000000')).codes).toEqual(['INVALID_CREDENTIALS']);
+    expect((await browserAt(other, 1).login(second, 'wrong-password-000000')).codes).toEqual(['INVALID_CREDENTIALS']);
+    expect((await frontSignIn(other, 0, second, PASSWORD)).status).toBe(200);
+    for (let attempt = 0; attempt < 2; attempt++) expect((await browserAt(other, attempt).login(second, 'wrong-password-000000')).codes).toEqual(['INVALID_CREDENTIALS']);
+  });
+
+  it('backs off one account guessed from many addresses: Retry-After 1, 2 then 4 s, and a successful login after the wait clears it', async () => {
+    const email = await newAccount();
+    // Five failures from five addresses (the fifth starts a wait of 1 s), half through the front.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (attempt % 2) expect((await frontSignIn(randomAddress(), attempt, email, 'wrong-password-000000')).status).toBe(401);
+      else expect((await browserAt(randomAddress(), attempt).login(email, 'wrong-password-000000')).codes).toEqual(['INVALID_CREDENTIALS']);
+    }
+    const waits: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const refused = await browserAt(randomAddress(), round).login(email, PASSWORD);
+      expect(refused.codes).toEqual(['RATE_LIMITED']);
+      const front = await frontSignIn(randomAddress(), round + 1, email, PASSWORD);
+      expect(front.status).toBe(429);
+      waits.push(Number(refused.headers.get('retry-after')));
+      await sleep(waits[round]! * 1_000 + 100);
+      // One attempt once the wait is over; if it fails, the next wait is twice as long.
+      if (round < 2) expect((await browserAt(randomAddress(), round).login(email, 'wrong-password-000000')).codes).toEqual(['INVALID_CREDENTIALS']);
+    }
+    expect(waits).toEqual([1, 2, 4]);
+    expect((await browserAt(randomAddress(), 1).login(email, PASSWORD)).codes).toEqual([]);
+    // Cleared: the next failure is an ordinary one.
+    expect((await frontSignIn(randomAddress(), 0, email, 'wrong-password-000000')).status).toBe(401);
+    expect((await frontSignIn(randomAddress(), 1, email, PASSWORD)).status).toBe(200);
+  }, 30_000);
+});
+
+describe('the anonymous rate limit', () => {
+  it('refuses confirmRegistration guesses from one address past five a minute, whatever the token', async () => {
+    const address = randomAddress();
+    const codes: string[] = [];
+    for (let guess = 0; guess < 7; guess++) {
+      const answer = await browserAt(address, guess).graphql('mutation($t: String!, $p: String!) { confirmRegistration(confirmationToken: $t, password: $p) { message errors } }', { t: `guess-${randomInt(1e9)}`, p: PASSWORD });
+      codes.push(answer.codes.join() === 'RATE_LIMITED' ? 'RATE_LIMITED' : 'answered');
+      if (answer.status === 429) expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(codes).toEqual([...Array(5).fill('answered'), 'RATE_LIMITED', 'RATE_LIMITED']);
+    // A throwaway login beside the guess does not take it out of the limit.
+    const disguised = await browserAt(address, 0).graphql('mutation($t: String!, $p: String!) { login(email: "", password: "") { uid } confirmRegistration(confirmationToken: $t, password: $p) { message } }', { t: 'guess', p: PASSWORD });
+    expect(disguised.codes).toEqual(['RATE_LIMITED']);
+    // Another address is not limited.
+    expect((await browserAt(randomAddress(), 0).graphql('{ __typename }')).codes).toEqual([]);
+  });
+});
+
+describe('the session rate limit counts root fields in total', () => {
+  it('refuses the fifth operation of two different root fields under a limit of eight', async () => {
+    const browser = browserAt(randomAddress(), 0);
+    expect((await browser.login(await newAccount(), PASSWORD)).codes).toEqual([]);
+    const statuses: number[] = [];
+    for (let call = 0; call < 5; call++) statuses.push((await browser.graphql('{ secretGreeting { response } __typename }')).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+  });
+
+  it('limits a drop-in front credential as a browser session, each sign-in on its own', async () => {
+    const email = await newAccount();
+    const signedIn = await frontSignIn(randomAddress(), 0, email, PASSWORD);
+    expect(signedIn.status).toBe(200);
+    const credential = credentialFrom(signedIn.headers);
+    const statuses: number[] = [];
+    for (let call = 0; call < 9; call++) {
+      const response = await fetch(`${gateways[call % 2]!.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...credential }, body: JSON.stringify({ query: '{ secretGreeting { response } }' }) });
+      statuses.push(response.status);
+      if (response.status === 429) expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+      await response.body?.cancel();
+    }
+    expect(statuses).toEqual([...Array(8).fill(200), 429]);
+
+    const again = credentialFrom((await frontSignIn(randomAddress(), 1, email, PASSWORD)).headers);
+    const other = await fetch(`${gateways[0]!.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...again }, body: JSON.stringify({ query: '{ secretGreeting { response } }' }) });
+    expect(other.status).toBe(200);
   });
 });

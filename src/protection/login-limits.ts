@@ -1,0 +1,106 @@
+/**
+ * Login limits, for `login` and the drop-in front's sign-in alike (the same counters, so an
+ * attacker gains nothing by switching doors). Checked before the upstream is asked, in this order:
+ *
+ * 1. per client address (`login-address`, RATE_LIMIT_LOGIN_ADDRESS): every attempt, whatever the
+ *    e-mail (credential stuffing). IPv6 addresses count by /64.
+ * 2. per client address and e-mail (`login-email`, RATE_LIMIT_LOGIN): brute force on one account
+ *    from one place. A successful login clears it, so only failures add up: a person who signs
+ *    in six times in a quarter of an hour is not locked out.
+ * 3. per e-mail from any address (`login-account`, RATE_LIMIT_LOGIN_ACCOUNT): a guess spread over
+ *    many addresses, with a doubling wait instead of a lock (account-backoff.ts). Last, so that
+ *    an attempt refused by the limits of the attacker's own address never counts against the
+ *    account's owner.
+ *
+ * Attempts are counted when admitted, before the upstream answers: counting the upstream's
+ * refusals afterwards would let concurrent attempts (on several replicas) all pass the check
+ * together. So "failures" are, exactly, admitted attempts since the last successful login; an
+ * attempt whose outcome is unknown (the upstream failed) stays counted, which errs on the safe
+ * side. While limited, the right password is refused too: the upstream is not asked.
+ *
+ * These fail closed: while the store cannot be reached, logins answer SESSION_STORE_UNAVAILABLE
+ * (no session could be kept anyway) rather than allowing unlimited guesses. Keys hold hashes,
+ * never an address or e-mail.
+ */
+import { createHash } from 'node:crypto';
+import type { Environment, LimitsConfig } from '../config';
+import { gatewayError, type GatewayError } from '../errors';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
+import type { StoreHealth } from '../observability/store-health';
+import type { AccountBackoffStore } from './account-backoff';
+import { addressGroup } from './client-address';
+import { overLimit, type RateDecision, type RateLimitStore } from './rate-limiter';
+
+/** The longest wait the per-account limit imposes between attempts. */
+const ACCOUNT_WAIT_CAP_MS = 15 * 60_000;
+
+export interface LoginAttempt {
+  /** The client's address (client-address.ts), grouped here. */
+  readonly address: string;
+  /** As the client typed it: compared trimmed and lower-cased, as devise does. */
+  readonly email: string;
+  /** Accounts of the two upstream environments are different accounts. */
+  readonly environment: Environment;
+}
+
+export interface LoginLimits {
+  /** Counts the attempt, or refuses it: RATE_LIMITED (with Retry-After), SESSION_STORE_UNAVAILABLE. */
+  admit(attempt: LoginAttempt): Promise<GatewayError | undefined>;
+  /** The upstream accepted the password: clears the e-mail's failures (best effort). */
+  succeeded(attempt: LoginAttempt): Promise<void>;
+}
+
+export interface LoginLimitsOptions {
+  /** Counters that throw while their store is unreachable (never the fail-open wrapper). */
+  readonly counters: RateLimitStore;
+  readonly accounts: AccountBackoffStore;
+  readonly limits: Pick<LimitsConfig, 'login' | 'loginPerAddress' | 'loginPerAccount'>;
+  readonly health: StoreHealth;
+  readonly log: LogEvents;
+  readonly metrics: GatewayMetrics;
+}
+
+const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\0')).digest('base64url');
+
+function keys(attempt: LoginAttempt) {
+  const group = addressGroup(attempt.address);
+  const email = attempt.email.trim().toLowerCase();
+  return {
+    address: `login-address:${digest(group)}`,
+    email: `login-email:${digest(attempt.environment, group, email)}`,
+    account: `login-account:${digest(attempt.environment, email)}`,
+  };
+}
+
+export function createLoginLimits({ counters, accounts, limits, health, log, metrics }: LoginLimitsOptions): LoginLimits {
+  const checks = (key: ReturnType<typeof keys>): [string, () => Promise<RateDecision>][] => [
+    ['login-address', () => counters.hit(key.address, limits.loginPerAddress.max, limits.loginPerAddress.windowMs)],
+    ['login-email', () => counters.hit(key.email, limits.login.max, limits.login.windowMs)],
+    ['login-account', () => accounts.attempt(key.account, limits.loginPerAccount.max, limits.loginPerAccount.windowMs, ACCOUNT_WAIT_CAP_MS)],
+  ];
+  return {
+    async admit(attempt) {
+      try {
+        for (const [name, check] of checks(keys(attempt))) {
+          const decision = await check();
+          if (!decision.allowed) return overLimit({ log, metrics }, name, decision);
+        }
+        health.ok();
+        return undefined;
+      } catch (error) {
+        health.failed(error);
+        return gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
+      }
+    },
+
+    async succeeded(attempt) {
+      const key = keys(attempt);
+      try {
+        await Promise.all([counters.reset(key.email, limits.login.windowMs), accounts.clear(key.account)]);
+      } catch (error) {
+        health.failed(error);
+      }
+    },
+  };
+}
