@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { takeUpstreamRequests } from '../helpers/cache';
 import { control, type Credential } from '../helpers/emulator';
 import { useGatewayOnEmulators } from '../helpers/gateway';
+import { eventually } from '../helpers/timing';
 
 const PASSWORD = 'a-long-enough-password-123';
 const CREDENTIAL_HEADERS = ['access-token', 'authorization', 'client', 'expiry', 'token-type', 'uid'];
@@ -105,9 +106,9 @@ describe('the drop-in front over HTTP', () => {
     await raw(`${gateway.current.url}/v2/graphql`, 'POST', { ...json, ...credential }, '{"query":"{ secretGreeting { response } }"}');
     await raw(`${gateway.current.url}/production/v2/graphql`, 'POST', json, '{"query":"{ __typename }"}');
     await raw(`${gateway.current.url}/v2/auth/sign_out`, 'DELETE', { ...credential });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-
-    const output = gateway.current.output().slice(before);
+    // Log lines are written as each answer ends, possibly after the client read it.
+    const completedLines = (text: string) => text.split('\n').filter((line) => line.includes('"event":"request.completed"')).length;
+    const output = await eventually(() => gateway.current.output().slice(before), (text) => completedLines(text) >= 5);
     const completed = output.split('\n').filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { event?: string; method?: string; path?: string; status?: number; durationMs?: number; uid?: string })
       .filter((entry) => entry.event === 'request.completed')
