@@ -9,6 +9,7 @@ import { useReadCache } from '../cache/use-read-cache';
 import { FRONT_GRAPHQL_PATHS } from '../front/front-paths';
 import { useDropInFront } from '../front/use-drop-in-front';
 import { useQueryLimits } from '../protection/use-query-limits';
+import { useAnonymousLimit } from '../protection/use-anonymous-limit';
 import { useRateLimits } from '../protection/use-rate-limits';
 import { useHealth } from '../observability/use-health';
 import { useOpsPage } from '../observability/ops/use-ops-page';
@@ -44,8 +45,10 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;
     // also sets the session cookie on the way out and writes the access log.
     useSessionAuth({ runtime }) as MeshPlugin<GatewayContext>,
-    // Rate limits: root fields per identity, operations per address without one (login has its own, in its resolver).
+    // Rate limits: root fields per identity; root fields per address without one (login has its
+    // own limits, in its resolver and the front's sign-in).
     useRateLimits({ runtime }) as MeshPlugin<GatewayContext>,
+    useAnonymousLimit({ runtime }) as MeshPlugin<GatewayContext>,
     // Caches, only ever after the session was validated: mutations invalidate first, then
     // statement reads may be answered per identity from the response cache.
     // Definitions hits answered from the bytes of an earlier identical answer (no execution).

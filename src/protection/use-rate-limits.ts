@@ -1,31 +1,23 @@
 /**
- * Request-rate limits on executed GraphQL operations, after useSessionAuth found who acts:
- * - per identity (a browser session, a drop-in front credential): root fields in total
- *   (RATE_LIMIT_SESSION), an operation of n root fields (aliases included) weighing n. A count per
- *   field name would multiply the limit by the number of fields in the schema.
- * - without an identity (`confirmRegistration`, `session`, `__typename`, introspection where
- *   allowed): operations per client address, IPv6 by /64 (RATE_LIMIT_ANONYMOUS), so that
- *   confirmation tokens cannot be guessed at will. An operation of `login` fields only is left to
- *   the login limits (login-limits.ts, called by the resolver for each `login` field), which also
- *   serve the drop-in front's sign-in: a page's sign-in form is not limited twice.
- * Both fail open (runtime.rateLimits: while Redis is away each replica counts for itself), unlike
- * the login limits. Service accounts have their own `requestsPerMinute`, checked with their API key.
- *
- * Not @envelop/rate-limiter: its rules count per field, which fits none of these limits (a total
- * per identity, a count per operation, login counters that the REST sign-in shares).
+ * RATE_LIMIT_SESSION on executed GraphQL operations, after useSessionAuth found who acts: root
+ * fields in total per identity (a browser session, a drop-in front credential), an operation of n
+ * root fields (aliases included) weighing n. A count per field name would multiply the limit by the
+ * number of fields in the schema. It is counted directly from the root fields useSessionAuth found:
+ * @envelop/rate-limiter visits the whole document with TypeInfo per request, 8 % of a pass-through
+ * request's CPU (npm run bench profile); the library serves the anonymous limit instead
+ * (use-anonymous-limit.ts). Fails open (runtime.rateLimits: while Redis is away each replica counts
+ * for itself). Service accounts have their own `requestsPerMinute`, checked with their API key.
  */
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext, RequestIdentity } from '../plugins/context';
 import type { GatewayRuntime } from '../runtime';
-import { addressGroup } from './client-address';
 import { overLimit } from './rate-limiter';
 
 export interface RateLimitsOptions {
   readonly runtime: GatewayRuntime;
 }
 
-const LOGIN_ONLY = new Set(['login', '__typename']);
 const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\0')).digest('base64url');
 
 /** The identity's counter key: never a session id, token or uid in clear. */
@@ -42,26 +34,16 @@ function identityKey(identity: RequestIdentity, context: GatewayContext): string
 }
 
 export function useRateLimits({ runtime }: RateLimitsOptions): Plugin<GatewayContext> {
-  const { session, anonymous } = runtime.config.limits;
+  const { session } = runtime.config.limits;
   return {
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as GatewayContext;
       const executed = context.state.executed;
-      if (!executed) return;
-      if (context.identity) {
-        const key = identityKey(context.identity, context);
-        if (key === undefined) return;
-        const decision = await runtime.rateLimits.hit(key, session.max, session.windowMs, executed.fields.length);
-        if (!decision.allowed) setResultAndStopExecution({ errors: [overLimit(runtime, 'session', decision)] });
-        return;
-      }
-      // Only `login` (with `__typename` at most) is left out: another field beside it still counts,
-      // or a throwaway `login` would let any guess through.
-      const names = executed.fields.map((field) => field.name.value);
-      if (names.includes('login') && names.every((name) => LOGIN_ONLY.has(name))) return;
-      const address = addressGroup(context.state.clientAddress ?? 'unknown');
-      const decision = await runtime.rateLimits.hit(`anonymous:${digest(address)}`, anonymous.max, anonymous.windowMs);
-      if (!decision.allowed) setResultAndStopExecution({ errors: [overLimit(runtime, 'anonymous', decision)] });
+      if (!executed || !context.identity) return;
+      const key = identityKey(context.identity, context);
+      if (key === undefined) return;
+      const decision = await runtime.rateLimits.hit(key, session.max, session.windowMs, executed.fields.length);
+      if (!decision.allowed) setResultAndStopExecution({ errors: [overLimit(runtime, 'session', decision)] });
     },
   };
 }

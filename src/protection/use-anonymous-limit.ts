@@ -1,0 +1,84 @@
+/**
+ * RATE_LIMIT_ANONYMOUS: root fields of operations without an identity (`confirmRegistration`,
+ * `session`, `__typename`, introspection where allowed), per client address with IPv6 by /64, so
+ * that confirmation tokens cannot be guessed at will. An operation of one root field counts once.
+ * Operations of `login` fields only are left to the login limits (login-limits.ts), which the
+ * drop-in front's sign-in shares: a page's sign-in form is not limited twice. A `login` beside
+ * another field still counts here, or a throwaway `login` would carry any guess past this limit.
+ * Fails open (runtime.rateLimits: while Redis is away each replica counts for itself).
+ *
+ * @envelop/rate-limiter (the stack's choice) selects the root fields of Query and Mutation and
+ * names the caller. Its store reads a list of timestamps and writes it back, which two replicas
+ * can interleave; the store here counts instead, atomically, every field of one address into one
+ * counter when the library reads, and refuses there with RATE_LIMITED and an exact Retry-After.
+ * The library visits the document with TypeInfo: it runs only for operations without an
+ * identity, never on the hot path of a signed-in caller.
+ */
+import { createHash } from 'node:crypto';
+import { Store, useRateLimiter, type Identity } from '@envelop/rate-limiter';
+import type { Plugin } from 'graphql-yoga';
+import type { RateLimit } from '../config';
+import type { GatewayContext } from '../plugins/context';
+import type { GatewayRuntime } from '../runtime';
+import { addressGroup } from './client-address';
+import { overLimit, type RateLimitStore } from './rate-limiter';
+
+const LOGIN_ONLY = new Set(['login', '__typename']);
+
+/** Names an address group to the library: a hash (base64url: no ':'), never the address itself. */
+const addressHash = (address: string) => createHash('sha256').update(addressGroup(address)).digest('base64url');
+
+/**
+ * Counts every field the library selects under the address's one counter. The library's field
+ * identity is `<field>:<hash>`, or `<field>:<hash>:<hash>` for the second and later fields of a
+ * rule (it prepends `identifier` to the rule's identityArgs each time it meets a new field): the
+ * last segment is the address's hash either way.
+ */
+class AddressCountingStore extends Store {
+  constructor(
+    private readonly limit: RateLimit,
+    private readonly counter: RateLimitStore,
+    private readonly observers: Pick<GatewayRuntime, 'log' | 'metrics'>,
+  ) {
+    super();
+  }
+
+  async getForIdentity(identity: Identity): Promise<readonly number[]> {
+    const key = `anonymous:${identity.fieldIdentity.split(':').at(-1) ?? ''}`;
+    const decision = await this.counter.hit(key, this.limit.max, this.limit.windowMs);
+    if (!decision.allowed) throw overLimit(this.observers, 'anonymous', decision);
+    return [];
+  }
+
+  setForIdentity(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+export interface AnonymousLimitOptions {
+  readonly runtime: Pick<GatewayRuntime, 'config' | 'rateLimits' | 'log' | 'metrics'>;
+}
+
+export function useAnonymousLimit({ runtime }: AnonymousLimitOptions): Plugin<GatewayContext> {
+  const limit = runtime.config.limits.anonymous;
+  const identifyFn = (context: GatewayContext) => addressHash(context.state.clientAddress ?? 'unknown');
+  const rule = { field: '*', identifyFn: (context: unknown) => identifyFn(context as GatewayContext), max: limit.max, window: `${Math.round(limit.windowMs / 1000)}s` };
+  const library = useRateLimiter({
+    identifyFn: () => 'anonymous',
+    store: new AddressCountingStore(limit, runtime.rateLimits, runtime),
+    configByField: [{ ...rule, type: 'Query' }, { ...rule, type: 'Mutation' }],
+  }) as unknown as Plugin<GatewayContext>;
+  const onExecute = library.onExecute;
+  return {
+    ...library,
+    onExecute(payload) {
+      // Found once by useSessionAuth; without a selectable operation graphql-js refuses the document.
+      const context = payload.args.contextValue as GatewayContext;
+      const executed = context.state.executed;
+      if (!onExecute || !executed || context.identity) return;
+      const names = executed.fields.map((field) => field.name.value);
+      if (names.includes('login') && names.every((name) => LOGIN_ONLY.has(name))) return;
+      return onExecute(payload);
+    },
+  };
+}
