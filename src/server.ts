@@ -98,7 +98,10 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     store = createMemorySessionStore();
   }
   const metrics = createMetrics();
-  const cipher = createCredentialCipher(config.credentialKey ?? randomBytes(32), config.previousCredentialKeys);
+  // Without CREDENTIAL_KEY (memory stores only), a key of this process seals the credentials and
+  // the cached statements alike.
+  const credentialKey = config.credentialKey ?? randomBytes(32);
+  const cipher = createCredentialCipher(credentialKey, config.previousCredentialKeys);
   // With Redis, replicas remember a resolved session for a moment (src/session/session-cache.ts),
   // never longer than a quarter of the idle timeout.
   const sessionCacheMs = Math.min(config.sessionCacheMs, Math.floor(config.sessionIdleMs / 4));
@@ -138,7 +141,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   } else {
     cacheStore = createMemoryCacheStore();
   }
-  const caches = createCaches({ config, store: cacheStore, health: cacheHealth, metrics, log, clock });
+  const caches = createCaches({ config, store: cacheStore, key: credentialKey, health: cacheHealth, metrics, log, clock });
 
   const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics });
   const serviceAccounts = createServiceAccounts({
