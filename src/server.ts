@@ -16,6 +16,7 @@ import { ENVIRONMENTS, type Environment, type GatewayConfig } from './config';
 import { createServiceAccounts } from './credentials';
 import { createCredentialCipher } from './credentials/cipher';
 import { createVerifiedCredentials } from './front/verified-credentials';
+import { createParseCaches } from './protection/parse-caches';
 import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit } from './protection/rate-limiter';
 import { startEmbeddedUpstreams, type EmbeddedUpstreams } from './embedded-upstreams';
 import { createLogEvents } from './observability/log-events';
@@ -178,6 +179,8 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     landingPage: false,
     maskedErrors: false,
     batching: false,
+    // Parsed documents and parse errors bounded in (estimated) bytes, not only in count.
+    parserAndValidationCache: createParseCaches(),
     // bodyLimit (below) already refused a body over the limit or of unknown length before Yoga
     // sees the request, and Node's parser never reads past Content-Length. Yoga's own check
     // would pipe every body through a TransformStream: 5-6 % of the gateway's CPU per request.

@@ -36,8 +36,9 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useRoutes({ graphqlPaths: ['/graphql', FRONT_GRAPHQL_PATH] }) as MeshPlugin<GatewayContext>,
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules() as MeshPlugin<GatewayContext>,
-    // Query limits (tokens while parsing; depth, aliases, directives, cost while validating).
-    ...(useQueryLimits({ introspection: runtime.config.limits.introspection }) as MeshPlugin<GatewayContext>[]),
+    // Query limits (text length before parsing; tokens while parsing; depth, aliases,
+    // directives, cost while validating; PDFs per answer before executing).
+    ...(useQueryLimits({ introspection: runtime.config.limits.introspection, maxQueryBytes: runtime.config.limits.maxQueryBytes }) as MeshPlugin<GatewayContext>[]),
     // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;
     // also sets the session cookie on the way out and writes the access log.
     useSessionAuth({ runtime }) as MeshPlugin<GatewayContext>,
