@@ -21,12 +21,16 @@ const PDFS = '{ getF1099necStatements { statements { nodes { otxId uploaderId re
 type Nec = { otxId: string; uploaderId: string; recipientTin: string; recipientFirstName: string; recipientLastName: string; recipientCity: string; pdf: string };
 const nodesOf = (body: { data?: { getF1099necStatements?: { statements: { nodes: Nec[] } } } | null }): Nec[] => body.data?.getF1099necStatements?.statements.nodes ?? [];
 
-/** Every value (strings, hash fields and values, sorted-set members) under `sgw:cache:`, by key. */
-async function cacheContents(): Promise<Map<string, string>> {
+/**
+ * Every value (strings, hash fields and values, sorted-set members) of keys matching `pattern`, by
+ * key. The tests look at one user's scope: other files share this Redis, and the emulator's seeded
+ * values (TINs, uploaderIds) repeat between users.
+ */
+async function cacheContents(pattern: string): Promise<Map<string, string>> {
   const contents = new Map<string, string>();
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', 'sgw:cache:*', 'COUNT', 1000);
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
     cursor = next;
     for (const key of keys) {
       const type = await redis.type(key);
@@ -38,6 +42,9 @@ async function cacheContents(): Promise<Map<string, string>> {
   } while (cursor !== '0');
   return contents;
 }
+
+/** The Redis pattern of everything cached for one user (hash tag braces escaped). */
+const keysOf = (user: TestUser) => `sgw:cache:\\{${scopeOf(user)}\\}*`;
 
 /** The PDFs are written after the answer (not awaited): wait for them. */
 async function pdfsStored(user: TestUser, count: number): Promise<void> {
@@ -67,14 +74,17 @@ describe('the caches at rest', () => {
     expect(nodesOf(withPdfs.body).every((node) => node.pdf.startsWith('JVBERi0'))).toBe(true);
     await pdfsStored(user, 3);
 
-    const contents = await cacheContents();
-    const own = [...contents.keys()].filter((key) => key.startsWith(`sgw:cache:{${scopeOf(user)}}`));
+    const contents = await cacheContents(keysOf(user));
+    const own = [...contents.keys()];
     // The reads and the three PDFs are there (with their indexes), sealed.
     expect(own.filter((key) => key.includes(':pdf:'))).toHaveLength(3);
     expect(own.filter((key) => key.includes(':reads:'))).toHaveLength(1);
     const secrets = statements.flatMap((node) => [node.recipientTin, node.recipientFirstName, node.recipientLastName, node.recipientCity]);
+    const identifiers = statements.flatMap((node) => [node.otxId, node.uploaderId]);
     for (const [key, value] of contents) {
-      for (const secret of [...secrets, 'JVBERi0', '%PDF']) expect(value.includes(secret), `${secret} in ${key}`).toBe(false);
+      for (const secret of [...secrets, ...identifiers, 'JVBERi0', '%PDF']) expect(value.includes(secret), `${secret} in ${key}`).toBe(false);
+      // Keys name members by a keyed hash, never by otxId or uploaderId.
+      for (const identifier of identifiers) expect(key.includes(identifier), `${identifier} in a key`).toBe(false);
     }
 
     await takeUpstreamRequests(sandbox.url);
@@ -87,8 +97,7 @@ describe('the caches at rest', () => {
     const user = await signedInUser(gateway.current.url, sandbox.url, { count: 2 });
     const first = await user.browser.graphql(PDFS);
     await pdfsStored(user, 2);
-    const otxId = nodesOf(first.body)[0]?.otxId ?? '';
-    const key = `sgw:cache:{${scopeOf(user)}}:pdf:${otxId}`;
+    const [key = ''] = [...(await cacheContents(keysOf(user))).keys()].filter((name) => name.includes('}:pdf:'));
     const sealed = await redis.get(key);
     expect(sealed).not.toBeNull();
     // One bit of the ciphertext flipped, its TTL kept.

@@ -64,13 +64,29 @@ describe('sealed cache values', () => {
     expect(createSealedValues({ key: KEY_B }).open(GROUP, 'r', sealed)).toBeNull();
   });
 
+  it('stores members and aliases under keyed names, and drops by id and alias through them, after a rotation too', async () => {
+    const store = createMemoryCacheStore();
+    const before = sealGroupMembers(store, createSealedValues({ key: KEY_A }));
+    await before.putMembers(GROUP, [{ id: 'otx-1', value: PDF, aliases: ['smith-john-w2'] }, { id: 'otx-2', value: PDF }], 60_000, (await before.getMembers(GROUP, [])).generation, 10);
+    expect((await store.getMembers(GROUP, ['otx-1'])).values).toEqual([null]);
+    const names = createSealedValues({ key: KEY_A }).names(GROUP, 'otx-1');
+    expect(names).toHaveLength(1);
+    expect(names[0]).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect((await store.getMembers(GROUP, names)).values[0]).toEqual(expect.any(String));
+    const after = sealGroupMembers(store, createSealedValues({ key: KEY_B, previous: [KEY_A] }));
+    expect((await after.getMembers(GROUP, ['otx-1', 'otx-2'])).values).toEqual([PDF, PDF]);
+    await after.dropMembers(GROUP, { ids: ['otx-2'], aliases: ['smith-john-w2'] });
+    expect((await after.getMembers(GROUP, ['otx-1', 'otx-2'])).values).toEqual([null, null]);
+  });
+
   it('reads a member that does not open as absent through the store', async () => {
     const store = createMemoryCacheStore();
     const sealedA = sealGroupMembers(store, createSealedValues({ key: KEY_A }));
     const sealedB = sealGroupMembers(store, createSealedValues({ key: KEY_B }));
     const { generation } = await sealedA.getMembers(GROUP, []);
     await sealedA.putMembers(GROUP, [{ id: 'otx-1', value: PDF }], 60_000, generation, 10);
-    expect((await store.getMembers(GROUP, ['otx-1'])).values[0]).not.toContain('JVBERi0');
+    const [name = ''] = createSealedValues({ key: KEY_A }).names(GROUP, 'otx-1');
+    expect((await store.getMembers(GROUP, [name])).values[0]).not.toContain('JVBERi0');
     expect((await sealedA.getMembers(GROUP, ['otx-1', 'otx-2'])).values).toEqual([PDF, null]);
     expect((await sealedB.getMembers(GROUP, ['otx-1'])).values).toEqual([null]);
   });
