@@ -17,6 +17,7 @@ import { createServiceAccounts } from './credentials';
 import { createCredentialCipher } from './credentials/cipher';
 import { frontSchemaOf } from './front/front-schema';
 import { createVerifiedCredentials } from './front/verified-credentials';
+import { createParseCaches } from './protection/parse-caches';
 import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit } from './protection/rate-limiter';
 import { createMemoryAccountBackoff, createRedisAccountBackoff } from './protection/account-backoff';
 import { createLoginLimits } from './protection/login-limits';
@@ -102,7 +103,10 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     store = createMemorySessionStore();
   }
   const metrics = createMetrics();
-  const cipher = createCredentialCipher(config.credentialKey ?? randomBytes(32), config.previousCredentialKeys);
+  // Without CREDENTIAL_KEY (memory stores only), a key of this process seals the credentials and
+  // the cached statements alike.
+  const credentialKey = config.credentialKey ?? randomBytes(32);
+  const cipher = createCredentialCipher(credentialKey, config.previousCredentialKeys);
   // With Redis, replicas remember a resolved session for a moment (src/session/session-cache.ts),
   // never longer than a quarter of the idle timeout.
   const sessionCacheMs = Math.min(config.sessionCacheMs, Math.floor(config.sessionIdleMs / 4));
@@ -142,7 +146,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   } else {
     cacheStore = createMemoryCacheStore();
   }
-  const caches = createCaches({ config, store: cacheStore, health: cacheHealth, metrics, log, clock });
+  const caches = createCaches({ config, store: cacheStore, key: credentialKey, health: cacheHealth, metrics, log, clock });
 
   const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics });
   const serviceAccounts = createServiceAccounts({
@@ -186,6 +190,8 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     landingPage: false,
     maskedErrors: false,
     batching: false,
+    // Parsed documents and parse errors bounded in (estimated) bytes, not only in count.
+    parserAndValidationCache: createParseCaches(),
     // bodyLimit (below) already refused a body over the limit or of unknown length before Yoga
     // sees the request, and Node's parser never reads past Content-Length. Yoga's own check
     // would pipe every body through a TransformStream: 5-6 % of the gateway's CPU per request.

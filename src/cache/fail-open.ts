@@ -76,11 +76,11 @@ export function failOpen(store: CacheStore, { health, metrics, maxPending = 10_0
       if (pending.has(group) && !(await replay(group))) return misses;
       return attempt('getMembers', () => store.getMembers(group, ids), misses);
     },
-    async putMembers(group, entries, ttlMs, generation) {
+    async putMembers(group, entries, ttlMs, generation, maxMembers) {
       // Nothing to write (the lookup before it failed): no command, and no sign of health.
       if (generation === UNKNOWN_GENERATION || entries.length === 0) return;
       if (pending.has(group) && !(await replay(group))) return;
-      await attempt('putMembers', () => store.putMembers(group, entries, ttlMs, generation), undefined);
+      await attempt('putMembers', () => store.putMembers(group, entries, ttlMs, generation, maxMembers), undefined);
     },
     async dropMembers(group, selection) {
       try {

@@ -1,7 +1,7 @@
 /**
  * The gateway's caches, all on one cache store (Redis at CACHE_REDIS_URL or REDIS_URL, else
  * process memory), all failing open: definitions per environment, statement reads and PDFs per
- * identity, invalidated by mutations.
+ * identity (sealed, see sealed-values.ts), invalidated by mutations.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import type { StoreHealth } from '../observability/store-health';
 import { DefinitionsCache } from './definitions-cache';
 import { failOpen } from './fail-open';
 import { createPdfRewriter, type PdfRewriter } from './pdf-documents';
+import { createSealedValues, sealGroupMembers } from './sealed-values';
 import type { CacheStore } from './store';
 
 export interface Caches {
@@ -28,14 +29,16 @@ const UPSTREAM_SDL = path.resolve(__dirname, '..', '..', 'sources', 'statement-f
 export interface CachesOptions {
   readonly config: GatewayConfig;
   readonly store: CacheStore;
+  /** The key statement reads and PDFs are sealed under: CREDENTIAL_KEY, or the process's own. */
+  readonly key: Buffer;
   readonly health: StoreHealth;
   readonly metrics: GatewayMetrics;
   readonly log: LogEvents;
   readonly clock?: () => number;
 }
 
-export function createCaches({ config, store, health, metrics, log, clock }: CachesOptions): Caches {
-  const shared = failOpen(store, { health, metrics });
+export function createCaches({ config, store, key, health, metrics, log, clock }: CachesOptions): Caches {
+  const shared = sealGroupMembers(failOpen(store, { health, metrics }), createSealedValues({ key, previous: config.previousCredentialKeys }));
   return {
     store: shared,
     definitions: new DefinitionsCache({

@@ -13,7 +13,8 @@ export interface MemoryCacheStoreOptions {
 }
 
 interface Group {
-  readonly ids: Set<string>;
+  /** Member id → its aliases, oldest write first (a rewrite moves a member to the end). */
+  readonly ids: Map<string, readonly string[]>;
   readonly aliases: Map<string, string>;
 }
 
@@ -29,18 +30,28 @@ export function createMemoryCacheStore({ maxBytes = 256 * 1024 * 1024 }: MemoryC
   const memberKey = (group: string, id: string) => `${group}:${id}`;
   const generationOf = (group: string) => String(generations.get(group) ?? 0);
 
-  const putMembers = (group: string, list: readonly GroupEntry[], ttlMs: number, generation: string) => {
+  const forget = (group: string, state: Group, id: string) => {
+    entries.delete(memberKey(group, id));
+    for (const alias of state.ids.get(id) ?? []) if (state.aliases.get(alias) === id) state.aliases.delete(alias);
+    state.ids.delete(id);
+  };
+
+  const putMembers = (group: string, list: readonly GroupEntry[], ttlMs: number, generation: string, maxMembers: number) => {
     if (generation === UNKNOWN_GENERATION || generation !== generationOf(group)) return;
     let state = groups.get(group);
-    if (!state) groups.set(group, (state = { ids: new Set(), aliases: new Map() }));
+    if (!state) groups.set(group, (state = { ids: new Map(), aliases: new Map() }));
     if (state.ids.size > PRUNE_AT) {
-      for (const id of state.ids) if (!entries.has(memberKey(group, id))) state.ids.delete(id);
-      for (const [alias, id] of state.aliases) if (!state.ids.has(id)) state.aliases.delete(alias);
+      for (const id of state.ids.keys()) if (!entries.has(memberKey(group, id))) forget(group, state, id);
     }
     for (const entry of list) {
       entries.set(memberKey(group, entry.id), entry.value, { ttl: ttlMs });
-      state.ids.add(entry.id);
+      state.ids.delete(entry.id);
+      state.ids.set(entry.id, entry.aliases ?? []);
       for (const alias of entry.aliases ?? []) state.aliases.set(alias, entry.id);
+    }
+    for (const id of state.ids.keys()) {
+      if (state.ids.size <= maxMembers) break;
+      forget(group, state, id);
     }
   };
 
@@ -49,7 +60,7 @@ export function createMemoryCacheStore({ maxBytes = 256 * 1024 * 1024 }: MemoryC
     const state = groups.get(group);
     if (!state) return;
     if (selection === 'all') {
-      for (const id of state.ids) entries.delete(memberKey(group, id));
+      for (const id of state.ids.keys()) entries.delete(memberKey(group, id));
       groups.delete(group);
       return;
     }
@@ -58,10 +69,7 @@ export function createMemoryCacheStore({ maxBytes = 256 * 1024 * 1024 }: MemoryC
       const id = state.aliases.get(alias);
       if (id !== undefined) ids.add(id);
     }
-    for (const id of ids) {
-      entries.delete(memberKey(group, id));
-      state.ids.delete(id);
-    }
+    for (const id of ids) forget(group, state, id);
   };
 
   return {
@@ -72,7 +80,7 @@ export function createMemoryCacheStore({ maxBytes = 256 * 1024 * 1024 }: MemoryC
       return Promise.resolve();
     },
     getMembers: (group, ids) => Promise.resolve({ values: ids.map((id) => entries.get(memberKey(group, id)) ?? null), generation: generationOf(group) }),
-    putMembers: (group, list, ttlMs, generation) => Promise.resolve(putMembers(group, list, ttlMs, generation)),
+    putMembers: (group, list, ttlMs, generation, maxMembers) => Promise.resolve(putMembers(group, list, ttlMs, generation, maxMembers)),
     dropMembers: (group, selection) => Promise.resolve(dropMembers(group, selection)),
     acquireLock(key, ttlMs, token) {
       const held = locks.get(key);

@@ -24,9 +24,14 @@ function isStatementType(type: unknown): boolean {
   return 'otxId' in fields && 'pdf' in fields;
 }
 
-export function createPdfRewriter(schema: GraphQLSchema, { maxDocuments = 1_000 } = {}) {
-  // Documents repeat: remember each one's rewrite (or that it needs none).
-  const memo = new LRUCache<string, PdfRewrite | false>({ max: maxDocuments });
+export function createPdfRewriter(schema: GraphQLSchema, { maxDocuments = 1_000, maxBytes = 16 * 1024 * 1024 } = {}) {
+  // Documents repeat: remember each one's rewrite (or that it needs none), bounded in bytes too
+  // (the texts held, UTF-16), since an upstream document can be as long as the client's query.
+  const memo = new LRUCache<string, PdfRewrite | false>({
+    max: maxDocuments,
+    maxSize: maxBytes,
+    sizeCalculation: (rewrite, query) => (query.length + (rewrite ? rewrite.query.length : 0)) * 2 + 64,
+  });
 
   const rewrite = (query: string): PdfRewrite | false => {
     // A document that names the marker itself is left alone (its answer would be misread).
@@ -67,6 +72,10 @@ export function createPdfRewriter(schema: GraphQLSchema, { maxDocuments = 1_000 
       let result = memo.get(query);
       if (result === undefined) memo.set(query, (result = rewrite(query)));
       return result;
+    },
+    /** The memo's estimated size in bytes (for tests). */
+    get memoBytes(): number {
+      return memo.calculatedSize;
     },
   };
 }

@@ -1,41 +1,74 @@
 /**
  * The cache store in Redis (`CACHE_REDIS_URL`, else `REDIS_URL`), shared by every replica.
- * A group is `<group>:<id>` members, a set of member ids (`<group>#index`) and a hash of aliases
- * (`<group>#aliases`), all under the group's hash tag and all with a TTL: dropping a group or
- * some of its members is one script over its own index, never a scan of the keyspace.
+ * A group is `<group>:<id>` members, a sorted set of member ids by last write (`<group>#order`)
+ * and a hash of aliases (`<group>#aliases`), all under the group's hash tag and all with a TTL:
+ * dropping a group or some of its members is one script over its own index, never a scan of the
+ * keyspace, and a write past the group's bound drops its oldest members in the same script.
  * Lock releases are published, so waiters of other replicas wake at once instead of polling.
  */
 import type { Redis } from 'ioredis';
 import { createWaiters } from './waiters';
 import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './store';
 
-// KEYS: index, aliases, generation. ARGV: member prefix, TTL, expected generation, then per
-// member: id, value, alias count, aliases. Nothing is written if a drop changed the generation.
-const PUT_MEMBERS = `
-if (redis.call('GET', KEYS[3]) or '0') ~= ARGV[3] then return 0 end
-local ttl = tonumber(ARGV[2])
-local ids = {}
-local i = 4
-while i <= #ARGV do
-  local id, n = ARGV[i], tonumber(ARGV[i + 2])
-  redis.call('SET', ARGV[1] .. id, ARGV[i + 1], 'PX', ttl)
-  for j = 1, n do redis.call('HSET', KEYS[2], ARGV[i + 2 + j], id) end
-  ids[#ids + 1] = id
-  i = i + 3 + n
+// Members of a group are ordered by their last write (a sorted set scored by a write sequence);
+// each member's aliases are also kept under `\0<id>` in the aliases hash, so that dropping the
+// member (evicted or invalidated) takes its aliases with it and the hash stays bounded.
+const FORGET = `
+local function forget(prefix, id)
+  local removed = redis.call('DEL', prefix .. id)
+  redis.call('ZREM', KEYS[1], id)
+  local list = redis.call('HGET', KEYS[2], '\\0' .. id)
+  if list then
+    for _, alias in ipairs(cjson.decode(list)) do
+      if redis.call('HGET', KEYS[2], alias) == id then redis.call('HDEL', KEYS[2], alias) end
+    end
+    redis.call('HDEL', KEYS[2], '\\0' .. id)
+  end
+  return removed
 end
-for k = 1, #ids, 500 do redis.call('SADD', KEYS[1], unpack(ids, k, math.min(k + 499, #ids))) end
-redis.call('PEXPIRE', KEYS[1], ttl)
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ttl) end
-return #ids
 `;
 
-// KEYS: index, aliases, generation. ARGV: member prefix, 'all' or 'some', id count, ids, aliases.
-const DROP_MEMBERS = `
+// KEYS: order, aliases, generation. ARGV: member prefix, TTL, expected generation, most members
+// kept, then per member: id, value, alias count, aliases. Nothing is written
+// if a drop changed the generation; past the bound the oldest members are dropped.
+const PUT_MEMBERS = `${FORGET}
+if (redis.call('GET', KEYS[3]) or '0') ~= ARGV[3] then return 0 end
+local prefix, ttl, max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[4])
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+local sequence = tonumber(newest[2] or '0')
+local i, written = 5, 0
+while i <= #ARGV do
+  local id, n = ARGV[i], tonumber(ARGV[i + 2])
+  redis.call('SET', prefix .. id, ARGV[i + 1], 'PX', ttl)
+  sequence = sequence + 1
+  redis.call('ZADD', KEYS[1], sequence, id)
+  if n > 0 then
+    local aliases = {}
+    for j = 1, n do
+      aliases[j] = ARGV[i + 2 + j]
+      redis.call('HSET', KEYS[2], aliases[j], id)
+    end
+    redis.call('HSET', KEYS[2], '\\0' .. id, cjson.encode(aliases))
+  end
+  written = written + 1
+  i = i + 3 + n
+end
+local over = redis.call('ZCARD', KEYS[1]) - max
+if over > 0 then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, over - 1)) do forget(prefix, id) end
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ttl) end
+return written
+`;
+
+// KEYS: order, aliases, generation. ARGV: member prefix, 'all' or 'some', id count, ids, aliases.
+const DROP_MEMBERS = `${FORGET}
 redis.call('INCR', KEYS[3])
 redis.call('PEXPIRE', KEYS[3], 86400000)
 local prefix = ARGV[1]
 if ARGV[2] == 'all' then
-  local ids = redis.call('SMEMBERS', KEYS[1])
+  local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
   for i = 1, #ids, 500 do
     local batch = {}
     for j = i, math.min(i + 499, #ids) do batch[#batch + 1] = prefix .. ids[j] end
@@ -46,15 +79,11 @@ if ARGV[2] == 'all' then
 end
 local n = tonumber(ARGV[3])
 local dropped = 0
-local function drop(id)
-  dropped = dropped + redis.call('DEL', prefix .. id)
-  redis.call('SREM', KEYS[1], id)
-end
-for i = 4, 3 + n do drop(ARGV[i]) end
+for i = 4, 3 + n do dropped = dropped + forget(prefix, ARGV[i]) end
 for i = 4 + n, #ARGV do
   local id = redis.call('HGET', KEYS[2], ARGV[i])
   if id then
-    drop(id)
+    dropped = dropped + forget(prefix, id)
     redis.call('HDEL', KEYS[2], ARGV[i])
   end
 end
@@ -96,7 +125,9 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
     redis.defineCommand('sgwCacheReleaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK });
   }
   const commands = redis as unknown as Redis & CacheCommands;
-  const index = (group: string) => `${group}#index`;
+  // Not `#index`: that was a plain set of an unbounded group (a key of that name, left by an
+  // older gateway, expires by itself).
+  const index = (group: string) => `${group}#order`;
   const aliases = (group: string) => `${group}#aliases`;
   const generation = (group: string) => `${group}#generation`;
   const member = (group: string, id: string) => `${group}:${id}`;
@@ -136,11 +167,11 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
       const values = replies.slice(2).flatMap(([, reply]) => reply as (string | null)[]);
       return { values, generation: (replies[0]?.[1] as string | null) ?? '0' };
     },
-    async putMembers(group, entries: readonly GroupEntry[], ttlMs, expected) {
+    async putMembers(group, entries: readonly GroupEntry[], ttlMs, expected, maxMembers) {
       if (entries.length === 0 || expected === UNKNOWN_GENERATION) return;
       // Members of one group share a TTL: the index lives as long as the newest member.
       for (let start = 0; start < entries.length; start += MEMBERS_PER_COMMAND) {
-        const args: (string | number)[] = [`${group}:`, Math.max(1, Math.round(ttlMs)), expected];
+        const args: (string | number)[] = [`${group}:`, Math.max(1, Math.round(ttlMs)), expected, Math.max(1, maxMembers)];
         for (const entry of entries.slice(start, start + MEMBERS_PER_COMMAND)) args.push(entry.id, entry.value, entry.aliases?.length ?? 0, ...(entry.aliases ?? []));
         await commands.sgwCachePutMembers(index(group), aliases(group), generation(group), ...args);
       }

@@ -37,8 +37,10 @@ export interface CacheStore {
   /**
    * Stores members, unless the group was dropped from since `generation` was read. A read that
    * raced a mutation (its upstream answer predates the change) is then not cached.
+   * A group keeps its `maxMembers` most recently written members: older ones are dropped first,
+   * so one identity cannot fill the store.
    */
-  putMembers(group: string, entries: readonly GroupEntry[], ttlMs: number, generation: string): Promise<void>;
+  putMembers(group: string, entries: readonly GroupEntry[], ttlMs: number, generation: string, maxMembers: number): Promise<void>;
   dropMembers(group: string, selection: GroupSelection): Promise<void>;
   /**
    * A lock for single flight: `token` when acquired, null when another holder has it. The caller

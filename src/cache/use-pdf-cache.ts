@@ -15,6 +15,11 @@ import { cacheKeys, type GroupEntry } from './store';
 
 export interface PdfCacheOptions {
   readonly runtime: GatewayRuntime;
+  /**
+   * PDFs kept per identity (the most recently written; older ones are dropped first): a full
+   * page of 100 statements ten times over, so that one identity cannot fill the shared store.
+   */
+  readonly maxEntries?: number;
 }
 
 interface GraphqlBody {
@@ -58,7 +63,7 @@ async function pdfAnswer(response: Response): Promise<PdfAnswer> {
   return result;
 }
 
-export function usePdfCache({ runtime }: PdfCacheOptions): MeshPlugin<GatewayContext> {
+export function usePdfCache({ runtime, maxEntries = 1_000 }: PdfCacheOptions): MeshPlugin<GatewayContext> {
   const { caches, metrics } = runtime;
   const { pdfTtlMs, pdfMaxBytes } = runtime.config.cache;
 
@@ -134,7 +139,7 @@ export function usePdfCache({ runtime }: PdfCacheOptions): MeshPlugin<GatewayCon
           }
           // Not awaited: the client need not wait for the write. The generation check keeps a
           // write that lands after a mutation's drop from storing what it changed.
-          void caches.store.putMembers(group, toStore, pdfTtlMs, held.generation);
+          void caches.store.putMembers(group, toStore, pdfTtlMs, held.generation, maxEntries);
         }
         return { ...answer, data: fillPdfs(answer.data, markers, pdfs) };
       };

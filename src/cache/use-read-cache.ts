@@ -19,6 +19,12 @@ import { cacheKeys, UNKNOWN_GENERATION } from './store';
 
 export interface ReadCacheOptions {
   readonly runtime: GatewayRuntime;
+  /**
+   * Distinct reads kept per identity (the most recently written; older ones are dropped first).
+   * Each variant of a query or its variables is one entry: without a bound, one identity could
+   * fill the shared store with variants and evict everybody else's entries.
+   */
+  readonly maxEntries?: number;
 }
 
 /** The reads this cache answers: getStatements and the 12 get<Form>Statements. */
@@ -54,7 +60,7 @@ export function cleanResult(result: { errors?: readonly unknown[]; data?: unknow
   });
 }
 
-export function useReadCache({ runtime }: ReadCacheOptions): Plugin<ReadCacheContext> {
+export function useReadCache({ runtime, maxEntries = 500 }: ReadCacheOptions): Plugin<ReadCacheContext> {
   const { caches, metrics } = runtime;
   // Yoga caches and reuses parsed documents: decide once per document whether it selects `pdf`.
   const pdfSelections = new WeakMap<DocumentNode, boolean>();
@@ -85,7 +91,7 @@ export function useReadCache({ runtime }: ReadCacheOptions): Plugin<ReadCacheCon
       },
       async set(key, value, _entities, ttl) {
         const { group, id } = split(key);
-        await caches.store.putMembers(group, [{ id, value: JSON.stringify(value) }], ttl, generation);
+        await caches.store.putMembers(group, [{ id, value: JSON.stringify(value) }], ttl, generation, maxEntries);
       },
       // Mutations invalidate per identity (useCacheInvalidation), not by entity.
       invalidate() {},

@@ -1,26 +1,50 @@
 /**
  * Encrypts upstream credentials at rest (AES-256-GCM). A stolen Redis dump or backup holds no
  * usable token without CREDENTIAL_KEY. The associated data binds each ciphertext to its record
- * (the session's key), so a ciphertext copied into another record does not decrypt.
+ * (the session's key), its environment and its uid, so a ciphertext copied into another record,
+ * or a record whose clear uid or environment was altered in the store, does not decrypt: a
+ * sandbox credential is never sent to production, nor a credential used as another person.
+ * The tag length is pinned (16 bytes) and a payload too short to hold IV and tag is refused,
+ * so a truncated tag cannot weaken the check.
  * Rotation: new text is sealed with the current key; text sealed with a previous key still opens
  * until those keys are dropped (CREDENTIAL_KEY_PREVIOUS).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Environment } from '../config';
 import type { UpstreamCredential } from './types';
 
-const VERSION = 'v1';
+/**
+ * v2 binds record, environment and uid. v1 (record only, written by earlier gateways) still opens
+ * while such sessions live, provided the uid sealed inside matches the record's.
+ */
+const VERSION = 'v2';
+const LEGACY_VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export interface CredentialCipher {
-  seal(credential: UpstreamCredential, boundTo: string): string;
-  /** Throws when the text was not sealed with this key for this record. */
-  open(sealed: string, boundTo: string): UpstreamCredential;
+/** What a sealed credential belongs to: the store record it sits in, and whose it is where. */
+export interface CredentialBinding {
+  /** The store key of the record (a session's key, a service account's credential key). */
+  readonly record: string;
+  readonly environment: Environment;
+  /** The uid the record says the credential is for. */
+  readonly uid: string;
 }
 
-function openWith(key: Buffer, raw: Buffer, boundTo: string): string {
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
-  decipher.setAAD(Buffer.from(boundTo));
+export interface CredentialCipher {
+  seal(credential: UpstreamCredential, binding: CredentialBinding): string;
+  /** Throws when the text was not sealed with a configured key for this binding. */
+  open(sealed: string, binding: CredentialBinding): UpstreamCredential;
+}
+
+function associatedData(version: string, binding: CredentialBinding): Buffer {
+  if (version === LEGACY_VERSION) return Buffer.from(binding.record);
+  return Buffer.from(JSON.stringify([version, binding.record, binding.environment, binding.uid]));
+}
+
+function openWith(key: Buffer, raw: Buffer, aad: Buffer): string {
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
+  decipher.setAAD(aad);
   decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
   return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
 }
@@ -29,21 +53,24 @@ export function createCredentialCipher(key: Buffer, previous: readonly Buffer[] 
   if (key.length !== 32 || previous.some((old) => old.length !== 32)) throw new Error('CREDENTIAL_KEY must be 32 bytes');
   const keys = [key, ...previous];
   return {
-    seal(credential, boundTo) {
+    seal(credential, binding) {
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
-      cipher.setAAD(Buffer.from(boundTo));
+      const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+      cipher.setAAD(associatedData(VERSION, binding));
       const body = Buffer.concat([cipher.update(JSON.stringify(credential), 'utf8'), cipher.final()]);
       return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
     },
-    open(sealed, boundTo) {
-      const [version, payload] = sealed.split('.');
-      if (version !== VERSION || !payload) throw new Error('unknown credential format');
+    open(sealed, binding) {
+      const [version = '', payload, extra] = sealed.split('.');
+      if ((version !== VERSION && version !== LEGACY_VERSION) || !payload || extra !== undefined) throw new Error('unknown credential format');
       const raw = Buffer.from(payload, 'base64url');
+      // A sealed credential is never empty: a payload not longer than IV and a whole tag is refused.
+      if (raw.length <= IV_BYTES + TAG_BYTES) throw new Error('credential too short');
+      const aad = associatedData(version, binding);
       let text: string | undefined;
       for (const candidate of keys) {
         try {
-          text = openWith(candidate, raw, boundTo);
+          text = openWith(candidate, raw, aad);
           break;
         } catch {
           // Not sealed with this key (or tampered with): try the next one.
@@ -54,6 +81,7 @@ export function createCredentialCipher(key: Buffer, previous: readonly Buffer[] 
       if (typeof value.accessToken !== 'string' || typeof value.client !== 'string' || typeof value.uid !== 'string') {
         throw new Error('malformed credential');
       }
+      if (version === LEGACY_VERSION && value.uid !== binding.uid) throw new Error('credential of another uid');
       return value;
     },
   };

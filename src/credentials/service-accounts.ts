@@ -19,12 +19,20 @@ import { gatewayError, GatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
-import type { CredentialCipher } from './cipher';
+import type { CredentialBinding, CredentialCipher } from './cipher';
 import { accountKeys, type AccountCredentialStore, type AccountState, type SignInBackoff } from './account-store';
 import type { UpstreamSignIn as SignInOutcome } from '../upstream/sign-in';
 import type { UpstreamCredential } from './types';
 
 export type ServiceAccount = ServiceAccountConfig;
+
+/**
+ * A service account's credential is bound to its record and to the account's configured e-mail
+ * and environment: after either changes in the configuration, the stored one no longer opens.
+ */
+function bindingOf(account: ServiceAccount): CredentialBinding {
+  return { record: accountKeys.credential(account.name), environment: account.environment, uid: account.email };
+}
 
 /** A credential as one request uses it; `sealed` is what the store held (for compare-and-set). */
 export interface CredentialLease {
@@ -114,7 +122,7 @@ export class ServiceAccountCredentials {
 
   /** Keeps a token the upstream rotated, unless a newer one was stored meanwhile. */
   async rotated(account: ServiceAccount, before: CredentialLease, next: UpstreamCredential): Promise<CredentialLease | undefined> {
-    const sealed = this.options.cipher.seal(next, accountKeys.credential(account.name));
+    const sealed = this.options.cipher.seal(next, bindingOf(account));
     const lease = { credential: next, sealed };
     // Unreachable store (undefined): this process keeps the token for itself.
     if ((await this.shared(() => this.options.store.replace(account.name, before.sealed, sealed))) === false) return undefined;
@@ -162,9 +170,10 @@ export class ServiceAccountCredentials {
       credential = copy.lease.credential;
     } else {
       try {
-        credential = this.options.cipher.open(sealed, accountKeys.credential(account.name));
+        credential = this.options.cipher.open(sealed, bindingOf(account));
       } catch {
-        // Sealed under another CREDENTIAL_KEY: unusable, sign in again.
+        // Sealed under another CREDENTIAL_KEY, or for the account's former e-mail or environment:
+        // unusable, sign in again.
         return undefined;
       }
     }
@@ -236,7 +245,7 @@ export class ServiceAccountCredentials {
       throw this.backoffError(backoff);
     }
     const { credential } = outcome;
-    const sealed = cipher.seal(credential, accountKeys.credential(account.name));
+    const sealed = cipher.seal(credential, bindingOf(account));
     const lifetime = credential.expiry !== undefined ? credential.expiry * 1000 - this.clock() : DEFAULT_LIFETIME_MS;
     const lease = { credential, sealed };
     copy.lease = lease;

@@ -39,9 +39,14 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useRoutes({ graphqlPaths: ['/graphql', ...FRONT_GRAPHQL_PATHS] }) as MeshPlugin<GatewayContext>,
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules() as MeshPlugin<GatewayContext>,
-    // Query limits (tokens while parsing; depth, aliases, directives, cost while validating).
-    // Introspection on the front follows the upstream, which allows it (its schema is public).
-    ...(useQueryLimits({ introspection: runtime.config.limits.introspection, introspectionAllowed: (request) => stateOf(request)?.dropIn !== undefined }) as MeshPlugin<GatewayContext>[]),
+    // Query limits (text length before parsing; tokens while parsing; depth, aliases,
+    // directives, cost while validating; PDFs per answer before executing). Introspection on the
+    // front follows the upstream, which allows it (its schema is public).
+    ...(useQueryLimits({
+      introspection: runtime.config.limits.introspection,
+      introspectionAllowed: (request) => stateOf(request)?.dropIn !== undefined,
+      maxQueryBytes: runtime.config.limits.maxQueryBytes,
+    }) as MeshPlugin<GatewayContext>[]),
     // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;
     // also sets the session cookie on the way out and writes the access log.
     useSessionAuth({ runtime }) as MeshPlugin<GatewayContext>,

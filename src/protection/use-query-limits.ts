@@ -1,8 +1,11 @@
 /**
- * Query limits (graphql-armor): tokens (checked while parsing, before any work), depth, aliases,
- * directives and cost (validation rules), field suggestions off ("Did you mean ...?" would map the
- * schema for a caller who may not introspect it), and introspection off unless configured. Each
- * refusal is QUERY_TOO_COMPLEX (or GRAPHQL_VALIDATION_FAILED for introspection), status 400.
+ * Query limits: the query text's length in bytes (MAX_QUERY_BYTES, before parsing: a long text
+ * costs parse time and cache memory whatever its tokens), then graphql-armor: tokens (checked
+ * while parsing, before any work), depth, aliases, directives and cost (validation rules), field
+ * suggestions off ("Did you mean ...?" would map the schema for a caller who may not introspect
+ * it), introspection off unless configured, and the PDFs one answer may carry (see
+ * pdf-answer-limit.ts). Each refusal is QUERY_TOO_COMPLEX (or GRAPHQL_VALIDATION_FAILED for
+ * introspection), status 400.
  *
  * The figures admit every document the gateway's clients and tests send, including the full
  * statementDefinitions selection, with room to spare; bulk adds of more than ~100 statements
@@ -17,6 +20,8 @@ import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { gatewayError } from '../errors';
+import { usePdfAnswerLimit } from './pdf-answer-limit';
 
 export const QUERY_LIMITS = {
   tokens: 10_000,
@@ -40,16 +45,34 @@ export interface QueryLimitsOptions {
    * upstream's own, which the upstream shows anyone.
    */
   readonly introspectionAllowed?: (request: Request) => boolean;
+  /** MAX_QUERY_BYTES: longer query texts (in UTF-8 bytes) are refused unparsed. */
+  readonly maxQueryBytes: number;
+}
+
+/** Refuses a query text over `maxBytes` before Yoga parses (or caches) it. */
+function useQueryTextLimit(maxBytes: number): Plugin {
+  return {
+    onParams({ params, setResult }) {
+      const query = params.query;
+      // At most 3 bytes per UTF-16 unit: most texts are decided without counting.
+      if (typeof query !== 'string' || query.length * 3 <= maxBytes) return;
+      if (query.length > maxBytes || Buffer.byteLength(query, 'utf8') > maxBytes) {
+        setResult({ errors: [gatewayError('QUERY_TOO_COMPLEX', `The query text is longer than ${maxBytes} bytes; pass bulk data in variables.`)] });
+      }
+    },
+  };
 }
 
 export function useQueryLimits(options: QueryLimitsOptions): Plugin[] {
   const plugins: Plugin[] = [
+    useQueryTextLimit(options.maxQueryBytes),
     maxTokensPlugin({ n: QUERY_LIMITS.tokens }),
     maxDepthPlugin({ n: QUERY_LIMITS.depth, flattenFragments: true }),
     maxAliasesPlugin({ n: QUERY_LIMITS.aliases }),
     maxDirectivesPlugin({ n: QUERY_LIMITS.directives }),
     costLimitPlugin({ maxCost: QUERY_LIMITS.cost }),
     blockFieldSuggestionsPlugin(),
+    usePdfAnswerLimit(),
   ];
   if (!options.introspection) {
     plugins.push({

@@ -58,7 +58,7 @@ export class Sessions {
     const id = randomBytes(ID_BYTES).toString('base64url');
     const key = sessionKey(id);
     const now = this.clock();
-    const sealed = this.options.cipher.seal(credential, key);
+    const sealed = this.options.cipher.seal(credential, { record: key, environment, uid: credential.uid });
     const absoluteExpiresAt = now + this.options.absoluteMs;
     await this.options.store.create(
       key,
@@ -88,9 +88,10 @@ export class Sessions {
     const { record } = result;
     let credential: UpstreamCredential;
     try {
-      credential = this.options.cipher.open(record.credential, key);
+      credential = this.options.cipher.open(record.credential, { record: key, environment: record.environment, uid: record.uid });
     } catch {
-      // Sealed with another key (CREDENTIAL_KEY rotated) or tampered with: unusable.
+      // Sealed with another key (CREDENTIAL_KEY rotated), tampered with, or its clear uid or
+      // environment altered in the store: unusable.
       await this.options.store.delete(key);
       return { status: 'missing' };
     }
@@ -112,7 +113,7 @@ export class Sessions {
    * Returns the new sealed text, or undefined when a newer credential won.
    */
   async rotate(session: ActiveSession, next: UpstreamCredential): Promise<string | undefined> {
-    const sealed = this.options.cipher.seal(next, session.key);
+    const sealed = this.options.cipher.seal(next, { record: session.key, environment: session.environment, uid: session.uid });
     return (await this.changing(session.key, () => this.options.store.replaceCredential(session.key, session.sealed, sealed))) ? sealed : undefined;
   }
 

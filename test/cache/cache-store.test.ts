@@ -26,6 +26,8 @@ afterAll(() => {
 });
 
 const group = () => `sgw:cache:{test:${randomUUID()}}:pdf`;
+/** A bound no test here reaches, but the one about bounds. */
+const MAX = 1_000;
 
 describe.each<[string, () => CacheStore, () => CacheStore]>([
   ['memory', createMemoryCacheStore, createMemoryCacheStore],
@@ -44,7 +46,7 @@ describe.each<[string, () => CacheStore, () => CacheStore]>([
   it('reads members of a group in the order asked, with nulls for the absent', async () => {
     const name = group();
     const { generation } = await store.getMembers(name, []);
-    await store.putMembers(name, [{ id: 'a', value: 'A' }, { id: 'b', value: 'B' }], 60_000, generation);
+    await store.putMembers(name, [{ id: 'a', value: 'A' }, { id: 'b', value: 'B' }], 60_000, generation, MAX);
     expect((await store.getMembers(name, ['b', 'x', 'a'])).values).toEqual(['B', null, 'A']);
   });
 
@@ -52,8 +54,8 @@ describe.each<[string, () => CacheStore, () => CacheStore]>([
     const name = group();
     const other = group();
     const { generation } = await store.getMembers(name, []);
-    await store.putMembers(name, [{ id: 'a', value: 'A', aliases: ['up-a'] }, { id: 'b', value: 'B', aliases: ['up-b'] }, { id: 'c', value: 'C' }], 60_000, generation);
-    await store.putMembers(other, [{ id: 'a', value: 'other' }], 60_000, (await store.getMembers(other, [])).generation);
+    await store.putMembers(name, [{ id: 'a', value: 'A', aliases: ['up-a'] }, { id: 'b', value: 'B', aliases: ['up-b'] }, { id: 'c', value: 'C' }], 60_000, generation, MAX);
+    await store.putMembers(other, [{ id: 'a', value: 'other' }], 60_000, (await store.getMembers(other, [])).generation, MAX);
     await store.dropMembers(name, { ids: ['a'], aliases: ['up-b'] });
     expect((await store.getMembers(name, ['a', 'b', 'c'])).values).toEqual([null, null, 'C']);
     expect((await store.getMembers(other, ['a'])).values).toEqual(['other']);
@@ -66,24 +68,52 @@ describe.each<[string, () => CacheStore, () => CacheStore]>([
     const name = group();
     const before = await store.getMembers(name, ['a']);
     await store.dropMembers(name, 'all');
-    await store.putMembers(name, [{ id: 'a', value: 'stale' }], 60_000, before.generation);
+    await store.putMembers(name, [{ id: 'a', value: 'stale' }], 60_000, before.generation, MAX);
     expect((await store.getMembers(name, ['a'])).values).toEqual([null]);
-    await store.putMembers(name, [{ id: 'a', value: 'unknown' }], 60_000, UNKNOWN_GENERATION);
+    await store.putMembers(name, [{ id: 'a', value: 'unknown' }], 60_000, UNKNOWN_GENERATION, MAX);
     expect((await store.getMembers(name, ['a'])).values).toEqual([null]);
     const after = await store.getMembers(name, ['a']);
     expect(after.generation).not.toBe(before.generation);
-    await store.putMembers(name, [{ id: 'a', value: 'fresh' }], 60_000, after.generation);
+    await store.putMembers(name, [{ id: 'a', value: 'fresh' }], 60_000, after.generation, MAX);
     expect((await store.getMembers(name, ['a'])).values).toEqual(['fresh']);
+  });
+
+  it('keeps the most recently written members of a group past its bound, dropping the oldest first', async () => {
+    const name = group();
+    const generation = () => store.getMembers(name, []).then((read) => read.generation);
+    await store.putMembers(name, [{ id: 'a', value: 'A', aliases: ['up-a'] }, { id: 'b', value: 'B', aliases: ['up-b'] }], 60_000, await generation(), 3);
+    await store.putMembers(name, [{ id: 'c', value: 'C' }], 60_000, await generation(), 3);
+    // Rewritten: a becomes the newest, b the oldest.
+    await store.putMembers(name, [{ id: 'a', value: 'A2', aliases: ['up-a'] }], 60_000, await generation(), 3);
+    await store.putMembers(name, [{ id: 'd', value: 'D' }, { id: 'e', value: 'E' }], 60_000, await generation(), 3);
+    expect((await store.getMembers(name, ['a', 'b', 'c', 'd', 'e'])).values).toEqual(['A2', null, null, 'D', 'E']);
+    // The evicted member's alias went with it; the kept one's still drops it.
+    await store.dropMembers(name, { ids: [], aliases: ['up-b', 'up-a'] });
+    expect((await store.getMembers(name, ['a', 'd', 'e'])).values).toEqual([null, 'D', 'E']);
+    if (kind === 'redis') {
+      const redis = connections[0];
+      expect(await redis?.zcard(`${name}#order`)).toBe(2);
+      expect(await redis?.exists(`${name}#aliases`)).toBe(0);
+    }
+  });
+
+  it('bounds a group written in one call larger than its bound', async () => {
+    const name = group();
+    const entries = Array.from({ length: 40 }, (_, i) => ({ id: `s${i}`, value: `V${i}` }));
+    await store.putMembers(name, entries, 60_000, (await store.getMembers(name, [])).generation, 10);
+    const { values } = await store.getMembers(name, entries.map((entry) => entry.id));
+    expect(values.filter((value) => value !== null)).toHaveLength(10);
+    expect(values.slice(30)).toEqual(entries.slice(30).map((entry) => entry.value));
   });
 
   it('expires a group with its members', async () => {
     const name = group();
-    await store.putMembers(name, [{ id: 'a', value: 'A', aliases: ['up-a'] }], 150, (await store.getMembers(name, [])).generation);
+    await store.putMembers(name, [{ id: 'a', value: 'A', aliases: ['up-a'] }], 150, (await store.getMembers(name, [])).generation, MAX);
     await sleep(250);
     expect((await store.getMembers(name, ['a'])).values).toEqual([null]);
     if (kind === 'redis') {
       const redis = connections[0];
-      expect(await redis?.exists(`${name}#index`, `${name}#aliases`)).toBe(0);
+      expect(await redis?.exists(`${name}#order`, `${name}#aliases`)).toBe(0);
     }
   });
 

@@ -293,7 +293,7 @@ describe('Sessions over the redis store', () => {
 
     const second = credential();
     const sealed = await sessions.rotate(before.session, second);
-    expect(sealed).toMatch(/^v1\./);
+    expect(sealed).toMatch(/^v2\./);
     expect(sealed).not.toContain(second.accessToken);
 
     const after = await sessions.resolve(id);
@@ -314,6 +314,15 @@ describe('Sessions over the redis store', () => {
     // An unusable record is dropped.
     expect(await redis.exists(sessionKey(id))).toBe(0);
     expect(await sessions.resolve(id)).toEqual({ status: 'missing' });
+  });
+
+  it('does not open a record whose uid or environment was altered in the store, and reports it missing', async () => {
+    for (const [field, value] of [['uid', 'someone-else@example.com'], ['env', 'production']] as const) {
+      const { id } = await createSession();
+      await redis.hset(sessionKey(id), field, value);
+      expect(await sessions.resolve(id)).toEqual({ status: 'missing' });
+      expect(await redis.exists(sessionKey(id))).toBe(0);
+    }
   });
 
   it('ends a session', async () => {

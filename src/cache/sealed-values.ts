@@ -1,0 +1,139 @@
+/**
+ * Statement reads and PDFs are sealed before they reach the cache store: a Redis dump, backup or
+ * replica then holds no TIN, name or PDF. AES-256-GCM under a key per group (one purpose of one
+ * identity scope) derived with HKDF-SHA256 from CREDENTIAL_KEY, a fresh 12-byte IV per entry, and
+ * the entry's group and id as associated data: an entry copied under another key, or into another
+ * identity's group, does not open. Keys of CREDENTIAL_KEY_PREVIOUS still open what they sealed.
+ *
+ * Member ids and aliases (otxIds, uploaderIds, which a client may have written names into) are
+ * stored under a keyed hash of themselves (HMAC-SHA256 with another key derived the same way), so
+ * key names and indexes show no statement field either.
+ * An entry that does not open (another key, tampered with, an older clear-text entry) is a miss,
+ * never an error: the read goes to the upstream and the new answer replaces the entry.
+ * The definitions payload is public and stays in clear (it does not go through groups).
+ */
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry } from './store';
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+/**
+ * `s1t`: the value's UTF-8 text was sealed. `s1b`: the value is canonical base64 (a PDF) and its
+ * bytes were sealed, so the stored text is no larger than the clear one was.
+ */
+const TEXT = 's1t';
+const BYTES = 's1b';
+const HKDF_SALT = Buffer.from('statement-gateway cache');
+
+export interface SealedValues {
+  seal(group: string, id: string, value: string): string;
+  /** The clear value, or null when it does not open under any configured key. */
+  open(group: string, id: string, sealed: string): string | null;
+  /** The stored name of a member id or alias: under the current key first, then each previous key. */
+  names(group: string, id: string): string[];
+}
+
+export interface SealedValuesOptions {
+  /** CREDENTIAL_KEY (or the process's random key without one). */
+  readonly key: Buffer;
+  /** CREDENTIAL_KEY_PREVIOUS: entries they sealed still open. */
+  readonly previous?: readonly Buffer[];
+  /** Derived keys remembered (per group): HKDF runs once per identity, not once per read. */
+  readonly maxGroups?: number;
+}
+
+function isCanonicalBase64(value: string): boolean {
+  return value.length > 0 && value.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').toString('base64') === value;
+}
+
+function aad(format: string, group: string, id: string): Buffer {
+  return Buffer.from(`${format}\0${group}\0${id}`);
+}
+
+export function createSealedValues({ key, previous = [], maxGroups = 10_000 }: SealedValuesOptions): SealedValues {
+  if (key.length !== 32 || previous.some((old) => old.length !== 32)) throw new Error('CREDENTIAL_KEY must be 32 bytes');
+  const masters = [key, ...previous];
+  const derived = new LRUCache<string, { sealing: Buffer[]; naming: Buffer[] }>({ max: maxGroups });
+  // The info names the purpose and the group (which names the identity scope and the cache).
+  const derive = (group: string, purpose: string) => masters.map((master) => Buffer.from(hkdfSync('sha256', master, HKDF_SALT, `cache ${purpose} of ${group}`, 32)));
+  const derivedOf = (group: string) => {
+    let keys = derived.get(group);
+    if (!keys) derived.set(group, (keys = { sealing: derive(group, 'entries'), naming: derive(group, 'names') }));
+    return keys;
+  };
+  const keysOf = (group: string): Buffer[] => derivedOf(group).sealing;
+
+  return {
+    seal(group, id, value) {
+      const format = isCanonicalBase64(value) ? BYTES : TEXT;
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', keysOf(group)[0] as Buffer, iv, { authTagLength: TAG_BYTES });
+      cipher.setAAD(aad(format, group, id));
+      const body = Buffer.concat([cipher.update(format === BYTES ? Buffer.from(value, 'base64') : Buffer.from(value, 'utf8')), cipher.final()]);
+      return `${format}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+    },
+    open(group, id, sealed) {
+      const format = sealed.slice(0, 3);
+      if ((format !== TEXT && format !== BYTES) || sealed[3] !== '.') return null;
+      const raw = Buffer.from(sealed.slice(4), 'base64');
+      if (raw.length < IV_BYTES + TAG_BYTES) return null;
+      for (const candidate of keysOf(group)) {
+        try {
+          const decipher = createDecipheriv('aes-256-gcm', candidate, raw.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
+          decipher.setAAD(aad(format, group, id));
+          decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+          const clear = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+          return format === BYTES ? clear.toString('base64') : clear.toString('utf8');
+        } catch {
+          // Not sealed under this key, or altered: try the next key.
+        }
+      }
+      return null;
+    },
+    names(group, id) {
+      return derivedOf(group).naming.map((key) => createHmac('sha256', key).update(id).digest('base64url').slice(0, 22));
+    },
+  };
+}
+
+/**
+ * The store with every group member sealed on the way in and opened on the way out (a member
+ * that does not open reads as absent), under its keyed name. After a key rotation a member is
+ * looked up under each key's name, and dropped under all of them.
+ * Keys and single values (definitions, locks) pass as they are.
+ */
+export function sealGroupMembers(store: CacheStore, values: SealedValues): CacheStore {
+  const allNames = (group: string, ids: readonly string[]) => ids.flatMap((id) => values.names(group, id));
+  return {
+    ...store,
+    async getMembers(group, ids) {
+      const names = ids.map((id) => values.names(group, id));
+      const width = names[0]?.length ?? 1;
+      const read = await store.getMembers(group, names.flat());
+      const opened = ids.map((id, i) => {
+        for (let k = 0; k < width; k++) {
+          const sealed = read.values[i * width + k];
+          const value = sealed == null ? null : values.open(group, id, sealed);
+          if (value !== null) return value;
+        }
+        return null;
+      });
+      return { ...read, values: opened };
+    },
+    putMembers(group, entries, ttlMs, generation, maxMembers) {
+      // Nothing would be written: skip the sealing too.
+      if (generation === UNKNOWN_GENERATION || entries.length === 0) return Promise.resolve();
+      const sealed = entries.map((entry): GroupEntry => ({
+        id: values.names(group, entry.id)[0] ?? entry.id,
+        value: values.seal(group, entry.id, entry.value),
+        ...(entry.aliases ? { aliases: entry.aliases.map((alias) => values.names(group, alias)[0] ?? alias) } : {}),
+      }));
+      return store.putMembers(group, sealed, ttlMs, generation, maxMembers);
+    },
+    dropMembers(group, selection) {
+      if (selection === 'all') return store.dropMembers(group, selection);
+      return store.dropMembers(group, { ids: allNames(group, selection.ids), aliases: allNames(group, selection.aliases) });
+    },
+  };
+}
