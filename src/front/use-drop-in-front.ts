@@ -23,6 +23,8 @@ import { GatewayError, gatewayError } from '../errors';
 import { jsonResponse } from '../http/json-response';
 import { stateOf, type GatewayContext, type RequestState } from '../plugins/context';
 import { beginRequestState } from '../plugins/request-state';
+import { overLimit } from '../protection/rate-limiter';
+import { anonymousCounterKey } from '../protection/use-anonymous-limit';
 import type { GatewayRuntime } from '../runtime';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
@@ -118,6 +120,11 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
 
   /** GraphQL the gateway does not run: the upstream's answer; one that accepts the credential verifies it. */
   const graphqlPassThrough = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState, presented: UpstreamCredential | undefined): Promise<Response> => {
+    // No identity the gateway's limits know: the anonymous limit of the address (confirmation
+    // tokens guessed, forged credentials), on the counter /graphql uses for the same address.
+    const { anonymous } = runtime.config.limits;
+    const decision = await runtime.rateLimits.hit(anonymousCounterKey(state.clientAddress ?? 'unknown'), anonymous.max, anonymous.windowMs);
+    if (!decision.allowed) throw overLimit(runtime, 'anonymous', decision);
     const body = await readBody(request, runtime.config.limits.maxBodyBytes);
     const { response } = await passThrough(request, body, call(target, route, 'graphql'));
     const answered = credentialHeadersOf(response.headers);

@@ -28,6 +28,10 @@ const LOGIN_ONLY = new Set(['login', '__typename']);
 /** Names an address group to the library: a hash (base64url: no ':'), never the address itself. */
 const addressHash = (address: string) => createHash('sha256').update(addressGroup(address)).digest('base64url');
 
+/** The address's counter, shared with the drop-in front's pass-through (requests without a verified credential). */
+const counterOf = (hash: string) => `anonymous:${hash}`;
+export const anonymousCounterKey = (address: string) => counterOf(addressHash(address));
+
 /**
  * Counts every field the library selects under the address's one counter. The library's field
  * identity is `<field>:<hash>`, or `<field>:<hash>:<hash>` for the second and later fields of a
@@ -44,7 +48,7 @@ class AddressCountingStore extends Store {
   }
 
   async getForIdentity(identity: Identity): Promise<readonly number[]> {
-    const key = `anonymous:${identity.fieldIdentity.split(':').at(-1) ?? ''}`;
+    const key = counterOf(identity.fieldIdentity.split(':').at(-1) ?? '');
     const decision = await this.counter.hit(key, this.limit.max, this.limit.windowMs);
     if (!decision.allowed) throw overLimit(this.observers, 'anonymous', decision);
     return [];

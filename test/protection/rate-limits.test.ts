@@ -211,6 +211,26 @@ describe('the anonymous rate limit', () => {
     // Another address is not limited.
     expect((await browserAt(randomAddress(), 0).graphql('{ __typename }')).codes).toEqual([]);
   });
+
+  it('counts guesses passed through the drop-in front without a verified credential on the same counter as /graphql', async () => {
+    const address = randomAddress();
+    const guess = (index: number, headers: Record<string, string> = {}) =>
+      fetch(`${gateways[index % 2]!.url}/v2/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': address, ...headers },
+        body: JSON.stringify({ query: `mutation { confirmRegistration(confirmationToken: "guess-${randomInt(1e9)}", password: "${PASSWORD}") { message } }` }),
+      });
+    for (let attempt = 0; attempt < 3; attempt++) expect((await guess(attempt)).status).toBe(200);
+    // Two through /graphql from the same address: the limit of five is then spent.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect((await browserAt(address, attempt).graphql('mutation { confirmRegistration(confirmationToken: "x", password: "y") { message } }')).codes).toEqual([]);
+    }
+    // A forged credential is passed through as well: it does not buy another guess.
+    const refused = await guess(1, { 'access-token': 'forged', client: 'forged', uid: 'someone@example.com' });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('RATE_LIMITED');
+  });
 });
 
 describe('the session rate limit counts root fields in total', () => {
