@@ -62,6 +62,14 @@ const schema = z
         path: ['CREDENTIAL_KEY'],
         message: 'is required with REDIS_URL: replicas share the encrypted credentials (openssl rand -base64 32)',
       });
+    } else if (env.CACHE_REDIS_URL && !env.CREDENTIAL_KEY) {
+      // Cached statements are sealed with a key derived from it: one per process would make every
+      // replica's entries unreadable to the others (all misses, silently).
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CREDENTIAL_KEY'],
+        message: 'is required with CACHE_REDIS_URL: replicas share the encrypted cache entries (openssl rand -base64 32)',
+      });
     }
   });
 

@@ -113,6 +113,11 @@ describe('loadConfig', () => {
     expect(error.message).toContain('CREDENTIAL_KEY');
   });
 
+  it('refuses CACHE_REDIS_URL without CREDENTIAL_KEY: each process would seal cache entries with its own key', () => {
+    expect(refusal({ CACHE_REDIS_URL: 'redis://127.0.0.1:6380' }).message).toMatch(/CREDENTIAL_KEY: is required with CACHE_REDIS_URL/);
+    expect(loadConfig({ CACHE_REDIS_URL: 'redis://127.0.0.1:6380', CREDENTIAL_KEY: KEY }).cacheRedisUrl).toBe('redis://127.0.0.1:6380');
+  });
+
   it('accepts REDIS_URL with a 32-byte base64 CREDENTIAL_KEY', () => {
     const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CREDENTIAL_KEY: KEY });
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
