@@ -38,7 +38,7 @@ export interface CachesOptions {
 }
 
 export function createCaches({ config, store, key, health, metrics, log, clock }: CachesOptions): Caches {
-  const shared = sealGroupMembers(failOpen(store, { health, metrics }), createSealedValues({ key, previous: config.previousCredentialKeys }));
+  const shared = sealGroupMembers(failOpen(store, { health, metrics }), createSealedValues({ key, previous: config.previousCredentialKeys }), () => metrics.cacheStoreError('open'));
   return {
     store: shared,
     definitions: new DefinitionsCache({

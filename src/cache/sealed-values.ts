@@ -99,11 +99,11 @@ export function createSealedValues({ key, previous = [], maxGroups = 10_000 }: S
 
 /**
  * The store with every group member sealed on the way in and opened on the way out (a member
- * that does not open reads as absent), under its keyed name. After a key rotation a member is
+ * that does not open reads as absent, and is reported to `onUnopened`), under its keyed name. After a key rotation a member is
  * looked up under each key's name, and dropped under all of them.
  * Keys and single values (definitions, locks) pass as they are.
  */
-export function sealGroupMembers(store: CacheStore, values: SealedValues): CacheStore {
+export function sealGroupMembers(store: CacheStore, values: SealedValues, onUnopened: () => void = () => undefined): CacheStore {
   const allNames = (group: string, ids: readonly string[]) => ids.flatMap((id) => values.names(group, id));
   return {
     ...store,
@@ -114,8 +114,11 @@ export function sealGroupMembers(store: CacheStore, values: SealedValues): Cache
       const opened = ids.map((id, i) => {
         for (let k = 0; k < width; k++) {
           const sealed = read.values[i * width + k];
-          const value = sealed == null ? null : values.open(group, id, sealed);
+          if (sealed == null) continue;
+          const value = values.open(group, id, sealed);
           if (value !== null) return value;
+          // Replicas with different keys miss on each other's entries: visible, not silent.
+          onUnopened();
         }
         return null;
       });

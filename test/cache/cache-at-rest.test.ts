@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { identityScope } from '../../src/cache/scope';
 import { upstreamTarget } from '../../src/runtime';
 import { signedInUser, takeUpstreamRequests, type TestUser } from '../helpers/cache';
+import { scrape } from '../helpers/metrics';
 import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators } from '../helpers/gateway';
 
 const { sandbox, production, gateway } = useGatewayOnEmulators();
@@ -106,6 +107,7 @@ describe('the caches at rest', () => {
     await redis.set(key, `${sealed?.slice(0, 4) ?? ''}${raw.toString('base64')}`, 'KEEPTTL');
 
     await takeUpstreamRequests(sandbox.url);
+    const unopened = (await scrape(gateway.current.url)).sum('statement_gateway_cache_store_errors_total', { operation: 'open' });
     const again = await user.browser.graphql(PDFS);
     expect(again.codes).toEqual([]);
     expect(again.body).toEqual(first.body);
@@ -113,6 +115,8 @@ describe('the caches at rest', () => {
     const requests = await takeUpstreamRequests(sandbox.url);
     expect(requests.map((request) => request.operations)).toEqual([['getF1099necStatements'], ['getStatements']]);
     expect(await pdfOperations(user)).toEqual([['getF1099necStatements']]);
+    // Counted where an operator looks: replicas with different keys would miss silently otherwise.
+    expect((await scrape(gateway.current.url)).sum('statement_gateway_cache_store_errors_total', { operation: 'open' })).toBe(unopened + 1);
   });
 
   it('opens the entries of the previous key on a gateway whose CREDENTIAL_KEY was rotated', async () => {
