@@ -73,6 +73,8 @@ const config: YamlConfig.Config = {
       environment: Environment!
       "When the session ends at the latest (ISO-8601); inactivity can end it earlier."
       expiresAt: String!
+      "When the session ends if no request arrives before (ISO-8601). Every request with the session cookie, asking \`session\` included, moves it on."
+      idleExpiresAt: String!
     }
 
     extend type Query {

@@ -38,8 +38,13 @@ const SIGN_IN_SELECTION = /* GraphQL */ `{
   ... on SignInFailure { success }
 }`;
 
-function sessionView(session: Pick<ActiveSession, 'uid' | 'environment' | 'absoluteExpiresAt'>) {
-  return { uid: session.uid, environment: environmentToEnum(session.environment), expiresAt: new Date(session.absoluteExpiresAt).toISOString() };
+function sessionView(session: Pick<ActiveSession, 'uid' | 'environment' | 'absoluteExpiresAt' | 'idleExpiresAt'>) {
+  return {
+    uid: session.uid,
+    environment: environmentToEnum(session.environment),
+    expiresAt: new Date(session.absoluteExpiresAt).toISOString(),
+    idleExpiresAt: new Date(session.idleExpiresAt).toISOString(),
+  };
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

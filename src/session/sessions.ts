@@ -22,6 +22,11 @@ export interface ActiveSession {
   /** The sealed credential as stored, for compare-and-set on rotation. */
   readonly sealed: string;
   readonly absoluteExpiresAt: number;
+  /**
+   * When the session ends unless a request arrives first: the last store touch (this request's,
+   * or the one a session-cache entry came from) plus the idle timeout, never past the absolute end.
+   */
+  readonly idleExpiresAt: number;
 }
 
 export type ResolveResult =
@@ -65,7 +70,8 @@ export class Sessions {
       { uid: credential.uid, environment, credential: sealed, createdAt: now, absoluteExpiresAt },
       this.options.idleMs,
     );
-    return { id, session: { key, uid: credential.uid, environment, credential, sealed, absoluteExpiresAt } };
+    const idleExpiresAt = Math.min(absoluteExpiresAt, now + this.options.idleMs);
+    return { id, session: { key, uid: credential.uid, environment, credential, sealed, absoluteExpiresAt, idleExpiresAt } };
   }
 
   /**
@@ -83,7 +89,8 @@ export class Sessions {
   }
 
   private async touch(key: string): Promise<ResolveResult> {
-    const result = await this.options.store.touch(key, this.options.idleMs, this.clock());
+    const now = this.clock();
+    const result = await this.options.store.touch(key, this.options.idleMs, now);
     if (result.status !== 'active') return result;
     const { record } = result;
     let credential: UpstreamCredential;
@@ -104,6 +111,7 @@ export class Sessions {
         credential,
         sealed: record.credential,
         absoluteExpiresAt: record.absoluteExpiresAt,
+        idleExpiresAt: Math.min(record.absoluteExpiresAt, now + this.options.idleMs),
       },
     };
   }

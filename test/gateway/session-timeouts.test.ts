@@ -44,3 +44,38 @@ describe('session timeouts', () => {
     expect(end).toBeLessThanOrEqual(Date.now() + 3_100);
   });
 });
+
+describe('Session.idleExpiresAt', () => {
+  const IDLE = '{ session { idleExpiresAt expiresAt } }';
+  const idleEnd = async (browser: Browser) => Date.parse((await browser.graphql<{ session: { idleExpiresAt: string } }>(IDLE)).body.data?.session.idleExpiresAt ?? '');
+
+  it('is the idle timeout from the last request, moved on by asking session, and the session ends then', async () => {
+    const before = Date.now();
+    const browser = new Browser(gateway.current.url);
+    const login = await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
+    expect(login.codes).toEqual([]);
+    const atLogin = Date.parse((login.body.data as { login: { idleExpiresAt: string } }).login.idleExpiresAt);
+    expect(atLogin).toBeGreaterThanOrEqual(before + 1_200);
+    expect(atLogin).toBeLessThanOrEqual(Date.now() + 1_200);
+
+    await sleep(700);
+    const asked = Date.now();
+    const moved = await idleEnd(browser);
+    // Asking counted as activity: the end moved on by about the time waited.
+    expect(moved).toBeGreaterThanOrEqual(atLogin + 600);
+    expect(moved).toBeLessThanOrEqual(Date.now() + 1_200);
+    expect(moved).toBeGreaterThanOrEqual(asked + 1_100);
+
+    // Without a request past it, the session is over.
+    await sleep(Math.max(0, moved - Date.now()) + 300);
+    expect((await browser.graphql(GREETING)).codes).toEqual(['UNAUTHENTICATED']);
+  });
+
+  it('never passes the absolute end', async () => {
+    const browser = await signedIn();
+    await sleep(2_200);
+    const answer = await browser.graphql<{ session: { idleExpiresAt: string; expiresAt: string } }>(IDLE);
+    const session = answer.body.data?.session;
+    expect(Date.parse(session?.idleExpiresAt ?? '')).toBe(Date.parse(session?.expiresAt ?? ''));
+  });
+});

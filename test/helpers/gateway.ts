@@ -127,7 +127,7 @@ export class Browser {
 
   async login(email: string, password: string, environment: 'SANDBOX' | 'PRODUCTION' = 'SANDBOX') {
     return this.graphql<{ login: { uid: string; environment: string; expiresAt: string } }>(
-      'mutation Login($email: String!, $password: String!, $environment: Environment) { login(email: $email, password: $password, environment: $environment) { uid environment expiresAt } }',
+      'mutation Login($email: String!, $password: String!, $environment: Environment) { login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt } }',
       { email, password, environment },
     );
   }
