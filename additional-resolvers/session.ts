@@ -150,7 +150,9 @@ export const sessionResolvers = {
     async logout(_root: unknown, _args: unknown, context: GatewayContext) {
       const { gateway, state } = context;
       const session = sessionOf(context.identity);
-      if (!session) throw gatewayError('UNAUTHENTICATED', 'There is no browser session to end.');
+      // Idempotent: without a session (never signed in, or already ended) there is nothing to end,
+      // and an expired cookie was already cleared by useSessionAuth.
+      if (!session) return true;
       await sessionStoreCall(context, () => gateway.sessions.end(session));
       context.identity = undefined;
       state.setCookies.push(clearSessionCookie(gateway.config.cookieSecure));

@@ -70,9 +70,15 @@ export function clientError(
   /** Overrides the code's status (BAD_REQUEST also covers 405 and 415). */
   status: number = ERROR_STATUS[code],
 ): GraphQLError {
+  // A page cannot always read Retry-After (a proxy may drop it): the wait travels in the error too.
+  const retryAfter = headers?.['retry-after'];
   return new GraphQLError(message, {
     ...(path ? { path } : {}),
-    extensions: { code, http: { status, ...(headers ? { headers: { ...headers } } : {}) } },
+    extensions: {
+      code,
+      ...(retryAfter !== undefined && Number.isFinite(Number(retryAfter)) ? { retryAfterSeconds: Number(retryAfter) } : {}),
+      http: { status, ...(headers ? { headers: { ...headers } } : {}) },
+    },
   });
 }
 

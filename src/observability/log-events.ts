@@ -51,7 +51,7 @@ export function createLogEvents(logger: Logger) {
     rateLimited(fields: { limit: string }) {
       logger.info({ event: 'request.rate-limited', ...fields }, 'over a rate limit');
     },
-    csrfRefused(fields: { reason: string }) {
+    csrfRefused(fields: { reason: string; origin?: string }) {
       logger.info({ event: 'request.csrf-refused', ...fields }, 'CSRF check failed');
     },
     upstreamFailed(fields: { environment: Environment; operation: string; reason: 'refused' | 'timeout' | 'status' | 'malformed'; status?: number }) {

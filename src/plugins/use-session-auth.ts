@@ -13,13 +13,13 @@ import { credentialDigest } from '../front/verified-credentials';
 import { frontTarget, verifiedCredentialOf } from '../front/use-drop-in-front';
 import type { GatewayRuntime } from '../runtime';
 import { clearSessionCookie } from '../session/cookie';
-import { checkCsrf } from '../session/csrf';
+import { checkCsrf, csrfLogFields, csrfMessage } from '../session/csrf';
 import { stateOf, type DropInIdentity, type DropInState, type GatewayContext, type ServiceAccountIdentity } from './context';
 import { beginRequestState } from './request-state';
 import { rootFields, selectedOperation } from './root-fields';
 
-/** Root fields an anonymous caller may use (the contract's list, and `__typename`). */
-const ANONYMOUS_FIELDS = ['confirmRegistration', 'login', 'session', '__typename'];
+/** Root fields an anonymous caller may use (the contract's list, `logout` which is idempotent, and `__typename`). */
+const ANONYMOUS_FIELDS = ['confirmRegistration', 'login', 'logout', 'session', '__typename'];
 /** Outside production, anonymous introspection too: GraphiQL needs the schema before login. */
 const DEVELOPMENT_ANONYMOUS_FIELDS = ['__schema', '__type'];
 
@@ -99,8 +99,8 @@ export function useSessionAuth({ runtime }: SessionAuthOptions): Plugin<GatewayC
       if (cookieId !== undefined || fields.includes('login')) {
         const verdict = checkCsrf(context.request, { allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy });
         if (!verdict.ok) {
-          log.csrfRefused({ reason: verdict.reason });
-          return refuse(gatewayError('CSRF_CHECK_FAILED'));
+          log.csrfRefused(csrfLogFields(verdict));
+          return refuse(gatewayError('CSRF_CHECK_FAILED', csrfMessage(verdict)));
         }
       }
 

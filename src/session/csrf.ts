@@ -11,7 +11,11 @@ export interface CsrfOptions {
   readonly trustProxy: number;
 }
 
-export type CsrfVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: 'missing-header' | 'foreign-origin' };
+export type CsrfVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'missing-header' }
+  /** `origin`: what the browser sent; `own`: the gateway's origin as this request shows it (scheme and Host). */
+  | { readonly ok: false; readonly reason: 'foreign-origin'; readonly origin: string; readonly own: string | undefined };
 
 function forwarded(headers: Headers, name: string, trustProxy: number): string | undefined {
   if (trustProxy <= 0) return undefined;
@@ -37,6 +41,29 @@ export function checkCsrf(request: Request, options: CsrfOptions): CsrfVerdict {
   const origin = request.headers.get('origin');
   if (origin === null) return { ok: true };
   if (options.allowedOrigins.includes(origin)) return { ok: true };
-  if (origin !== 'null' && origin === ownOrigin(request, options.trustProxy)) return { ok: true };
-  return { ok: false, reason: 'foreign-origin' };
+  const own = ownOrigin(request, options.trustProxy);
+  if (origin !== 'null' && origin === own) return { ok: true };
+  return { ok: false, reason: 'foreign-origin', origin, own };
+}
+
+/** Longer origins are cut in messages and logs (a client chooses the header). */
+const SHOWN_ORIGIN_LENGTH = 200;
+const shown = (origin: string) => JSON.stringify(origin.length > SHOWN_ORIGIN_LENGTH ? `${origin.slice(0, SHOWN_ORIGIN_LENGTH)}...` : origin);
+
+/**
+ * What a refused developer needs to read: which check failed, and for the origin check the origin
+ * seen and the gateway's own as this request shows it (a dev proxy that rewrites Host, such as
+ * Vite's changeOrigin, makes the two differ).
+ */
+export function csrfMessage(verdict: Exclude<CsrfVerdict, { ok: true }>): string {
+  if (verdict.reason === 'missing-header') {
+    return 'Cross-site request refused: no X-CSRF header. Send X-CSRF (any non-empty value) with login and with every request that carries the session cookie.';
+  }
+  const own = verdict.own === undefined ? 'unknown' : shown(verdict.own);
+  return `Cross-site request refused: the origin ${shown(verdict.origin)} is not allowed. Allowed: the gateway's own origin (${own}, from this request's scheme and Host) and ALLOWED_ORIGINS.`;
+}
+
+/** The verdict's fields for the log (the origin cut to a bounded length). */
+export function csrfLogFields(verdict: Exclude<CsrfVerdict, { ok: true }>): { reason: string; origin?: string } {
+  return verdict.reason === 'missing-header' ? { reason: verdict.reason } : { reason: verdict.reason, origin: verdict.origin.slice(0, SHOWN_ORIGIN_LENGTH) };
 }

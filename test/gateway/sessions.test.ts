@@ -149,6 +149,17 @@ describe('CSRF and origin', () => {
     expect(answer.codes).toEqual(['CSRF_CHECK_FAILED']);
   });
 
+  it('says which check failed: the missing header, or the origin seen beside the gateway\'s own', async () => {
+    const b = await signedIn();
+    const missing = await b.graphql<unknown>(GREETING, undefined, { csrf: false });
+    expect(missing.body.errors?.[0]?.message).toMatch(/no X-CSRF header/);
+    const foreign = await b.graphql<unknown>(GREETING, undefined, { origin: 'http://localhost:5173' });
+    const message = foreign.body.errors?.[0]?.message ?? '';
+    expect(message).toContain('"http://localhost:5173" is not allowed');
+    expect(message).toContain(`"${new URL(gateway.current.url).origin}"`);
+    expect(message).not.toMatch(/X-CSRF header/);
+  });
+
   it('accepts the gateway\'s own origin and the allowed ones', async () => {
     const b = await signedIn();
     expect((await b.graphql(GREETING, undefined, { origin: 'https://app.example.com' })).codes).toEqual([]);
@@ -170,6 +181,14 @@ describe('logout', () => {
     const refused = await after.graphql(GREETING);
     expect(refused.codes).toEqual(['UNAUTHENTICATED']);
     expect((await after.graphql('{ session { uid } }')).body.data).toEqual({ session: null });
+  });
+  it('answers true without a session, and again after the session ended (idempotent)', async () => {
+    expect((await browser().graphql('mutation { logout }')).body).toEqual({ data: { logout: true } });
+    const b = await signedIn();
+    expect((await b.graphql('mutation { logout }')).body.data).toEqual({ logout: true });
+    const again = await b.graphql('mutation { logout }');
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ data: { logout: true } });
   });
 });
 

@@ -89,7 +89,7 @@ export function useGateway(env: () => Record<string, string | undefined>): { rea
   };
 }
 
-export interface GraphqlAnswer<D> extends HttpAnswer<{ data?: D | null; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string } }[] }> {
+export interface GraphqlAnswer<D> extends HttpAnswer<{ data?: D | null; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; retryAfterSeconds?: number } }[] }> {
   /** The error codes, in order. */
   readonly codes: string[];
 }
@@ -126,7 +126,7 @@ export class Browser {
   }
 
   async login(email: string, password: string, environment: 'SANDBOX' | 'PRODUCTION' = 'SANDBOX') {
-    return this.graphql<{ login: { uid: string; environment: string; expiresAt: string } }>(
+    return this.graphql<{ login: { uid: string; environment: string; expiresAt: string; idleExpiresAt: string } }>(
       'mutation Login($email: String!, $password: String!, $environment: Environment) { login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt } }',
       { email, password, environment },
     );

@@ -109,6 +109,8 @@ describe('the session rate limit', () => {
       if (answer.status === 429) {
         expect(answer.codes).toEqual(['RATE_LIMITED']);
         expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+        // The same wait in the error, for pages that cannot read the header.
+        expect(answer.body.errors?.[0]?.extensions?.retryAfterSeconds).toBe(Number(answer.headers.get('retry-after')));
         expect(JSON.stringify(answer.body)).not.toContain(browser.cookie?.split('=')[1] ?? '-');
       }
     }
