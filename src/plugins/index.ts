@@ -11,6 +11,7 @@ import { useQueryLimits } from '../protection/use-query-limits';
 import { useRateLimits } from '../protection/use-rate-limits';
 import { useHealth } from '../observability/use-health';
 import { createOpsAccess } from '../observability/ops/access';
+import { useAuditLog } from '../observability/use-audit-log';
 import { useOpsPage } from '../observability/ops/use-ops-page';
 import { useGraphqlMetrics, useMetricsEndpoint } from '../observability/use-metrics';
 import type { GatewayRuntime } from '../runtime';
@@ -58,5 +59,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     usePdfCache({ runtime }),
     // Last: every error the client sees gets a contract code and a safe message.
     useErrorMapping({ runtime }) as MeshPlugin<GatewayContext>,
+    // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
+    useAuditLog({ log: runtime.log, trustProxy: runtime.config.trustProxy }) as MeshPlugin<GatewayContext>,
   ];
 }
