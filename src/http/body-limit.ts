@@ -25,6 +25,16 @@ export interface BodyLimitOptions {
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/**
+ * The body read here, in a form whatwg-node's normalizeNodeRequest takes as it is (`req.body`
+ * with at least one own enumerable key, and a Blob): a Buffer would do too, but it runs
+ * Object.keys over the body first, which lists every byte index (180 ms for 1 MiB).
+ */
+function countedBody(chunks: Buffer[]): Blob {
+  // Socket buffers are backed by plain ArrayBuffers, never shared ones.
+  return Object.assign(new Blob(chunks as Uint8Array<ArrayBuffer>[]), { counted: true });
+}
+
 /** Answers 413, then drains what the client still sends (bounded) instead of resetting it. */
 function refuse(req: IncomingMessage, res: ServerResponse, maxBytes: number, lingerMs: number, lingerBytes: number): void {
   const socket = req.socket as Socket & { destroySoon?: () => void };
@@ -65,7 +75,7 @@ export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 
     const chunks: Buffer[] = [];
     let received = 0;
     const proceed = AsyncResource.bind(() => {
-      if (received > 0) (req as IncomingMessage & { body?: Buffer }).body = Buffer.concat(chunks, received);
+      if (received > 0) (req as IncomingMessage & { body?: Blob }).body = countedBody(chunks);
       next(req, res);
     });
     const onData = (chunk: Buffer) => {
