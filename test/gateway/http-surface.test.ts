@@ -83,6 +83,18 @@ describe('CORS', () => {
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     expect(foreign.headers.get('access-control-allow-credentials')).toBeNull();
   });
+
+  it('lets allowed origins send X-Request-Id and trace headers, and read Retry-After and X-Request-Id', async () => {
+    const allowed = await fetch(`${gateway.current.url}/graphql`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-csrf, x-request-id, traceparent' },
+    });
+    for (const header of ['x-request-id', 'traceparent', 'tracestate', 'baggage']) expect(allowed.headers.get('access-control-allow-headers')).toContain(header);
+    const answer = await fetch(`${gateway.current.url}/graphql`, { method: 'POST', headers: { origin: 'https://app.example.com', 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+    const exposed = (answer.headers.get('access-control-expose-headers') ?? '').toLowerCase();
+    expect(exposed).toContain('x-request-id');
+    expect(exposed).toContain('retry-after');
+  });
 });
 
 describe('introspection and GraphiQL in production', () => {
