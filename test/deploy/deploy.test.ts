@@ -224,6 +224,10 @@ describe('deploy/compose.yaml', () => {
     // the gateway's own 502/503 answers are not retried on the other replica.
     expect(nginx).toMatch(/proxy_set_header Host \$http_host;/);
     expect(nginx).toMatch(/proxy_next_upstream error timeout;/);
+    // Its own request id for each request (the gateway keeps it within TRUST_PROXY), and its own
+    // 413 for bodies over client_max_body_size as the gateway's JSON error.
+    expect(nginx).toMatch(/proxy_set_header X-Request-Id \$request_id;/);
+    expect(nginx).toMatch(/error_page 413 @payload_too_large;[\s\S]*return 413 '\{"errors":\[\{[^']*"code":"PAYLOAD_TOO_LARGE"/);
     expect([...nginx.matchAll(/^\s*server\s+([\w-]+:\d+)/gm)].map((match) => match[1]).sort()).toEqual(['gateway-1:4000', 'gateway-2:4000']);
     expect(services.grafana?.volumes).toContain('./grafana/statement-gateway.json:/var/lib/grafana/dashboards/statement-gateway.json:ro');
   });
