@@ -5,12 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT } from '../helpers/emulator';
+import { control, DEMO_ACCOUNT } from '../helpers/emulator';
 import { Browser, useGatewayBehindRecordingProxy, type GraphqlAnswer } from '../helpers/gateway';
+import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../helpers/service-accounts';
 import { ADD_NEC, VALID_NEC } from '../helpers/statements';
 
-const setup = useGatewayBehindRecordingProxy({ RATE_LIMIT_SESSION: '6/1m', LOG_LEVEL: 'trace' });
-const { gateway } = setup;
+const ACCOUNT = testServiceAccount('audit');
+const setup = useGatewayBehindRecordingProxy({ RATE_LIMIT_SESSION: '6/1m', LOG_LEVEL: 'trace', ...serviceAccountsEnv([ACCOUNT]) });
+const { sandbox, gateway } = setup;
 const WRONG_PASSWORD = 'wrong-password-for-the-audit';
 
 interface AuditLine {
@@ -21,6 +23,7 @@ interface AuditLine {
   path: string;
   actor: string;
   uid?: string;
+  account?: string;
   environment?: string;
   session?: string;
   clientAddress: string;
@@ -29,7 +32,7 @@ interface AuditLine {
   statements?: number;
 }
 
-const secrets = new Set<string>([DEMO_ACCOUNT.password, WRONG_PASSWORD, VALID_NEC.recipientTin, VALID_NEC.senderTin]);
+const secrets = new Set<string>([DEMO_ACCOUNT.password, WRONG_PASSWORD, VALID_NEC.recipientTin, VALID_NEC.senderTin, ACCOUNT.key, ACCOUNT.password]);
 
 async function auditOf(answer: Pick<GraphqlAnswer<unknown>, 'headers'> | Response): Promise<AuditLine[]> {
   const id = answer.headers.get('x-request-id');
@@ -121,6 +124,13 @@ describe('the audit trail', () => {
     expect(limited).toBeDefined();
     rememberSecrets(browser);
     expect(await auditOf(limited!)).toEqual([expect.objectContaining({ action: 'refused', outcome: 'RATE_LIMITED', status: 429, actor: 'session', session: sessionHash(browser.cookie), fields: ['secretGreeting'] })]);
+  });
+
+  it('writes a service account\'s mutation with its account name and environment', async () => {
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email: ACCOUNT.email, password: ACCOUNT.password })).status).toBe(201);
+    const answer = await callWithKey(gateway.current.url, ACCOUNT.key, 'mutation($u: [String!]) { deleteStatements(uploaderIds: $u) { errors } }', { u: ['gone-1'] });
+    expect(answer.codes).toEqual([]);
+    expect(await auditOf(answer)).toEqual([expect.objectContaining({ action: 'mutation', outcome: 'ok', actor: 'service-account', account: ACCOUNT.name, environment: 'sandbox', fields: ['deleteStatements'], statements: 1 })]);
   });
 
   it('writes the drop-in front\'s sign-ins, failed and successful', async () => {
