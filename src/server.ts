@@ -18,7 +18,7 @@ import { createCredentialCipher } from './credentials/cipher';
 import { createVerifiedCredentials } from './front/verified-credentials';
 import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit } from './protection/rate-limiter';
 import { startEmbeddedUpstreams, type EmbeddedUpstreams } from './embedded-upstreams';
-import { bodyLimit } from './http/body-limit';
+import { bodyLimit, continueWithinLimit } from './http/body-limit';
 import { edge } from './http/edge';
 import { createLogEvents } from './observability/log-events';
 import { createLogger } from './observability/logger';
@@ -177,7 +177,9 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   });
 
   // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.
-  const server: Server = createServer(edge(config, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, yoga.requestListener)));
+  const listener = edge(config, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, yoga.requestListener));
+  const server: Server = createServer(listener);
+  server.on('checkContinue', continueWithinLimit(config.limits.maxBodyBytes, listener));
   server.keepAliveTimeout = 65_000;
   // Slow clients: the headers within 10 s, the whole request within 30 s.
   server.headersTimeout = 10_000;

@@ -59,7 +59,7 @@ function refuse(req: IncomingMessage, res: ServerResponse, maxBytes: number, lin
     else req.once('end', close);
   };
   const body = JSON.stringify({ errors: [{ message: `The request body is larger than ${maxBytes} bytes.`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
-  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
+  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close' });
   res.end(body);
 }
 
@@ -90,5 +90,18 @@ export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 
     };
     req.on('data', onData);
     req.once('end', proceed);
+  };
+}
+
+/**
+ * For the server's `checkContinue` event: a client that asks before sending its body (`Expect:
+ * 100-continue`, as curl does for large uploads) is told to go on only when the declared length
+ * is within the limit; otherwise it gets the 413 at once and never sends the body.
+ */
+export function continueWithinLimit(maxBytes: number, listener: Listener): Listener {
+  return (req, res) => {
+    const length = req.headers['content-length'];
+    if (length === undefined || Number(length) <= maxBytes) res.writeContinue();
+    listener(req, res);
   };
 }

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bodyLimit } from '../../src/http/body-limit';
+import { bodyLimit, continueWithinLimit } from '../../src/http/body-limit';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -17,14 +17,16 @@ afterEach(async () => {
 
 /** A server behind the limit whose listener answers with the body it got, as text. */
 async function serve(options: Parameters<typeof bodyLimit>[0]): Promise<string> {
-  server = createServer(bodyLimit(options, (req, res) => {
+  const listener = bodyLimit(options, (req, res) => {
     const parsed = (req as IncomingMessage & { body?: Blob }).body;
     const read = parsed ? parsed.text() : new Promise<string>((resolve) => {
       let text = '';
       req.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text));
     });
     void read.then((text) => res.end(`got ${text.length}: ${text.slice(0, 20)}`));
-  }));
+  });
+  server = createServer(listener);
+  server.on('checkContinue', continueWithinLimit(options.maxBytes, listener));
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
@@ -55,7 +57,27 @@ function streamForever(url: string, chunk: Buffer, everyMs: number): Promise<{ a
   });
 }
 
+/** The first line a server answers to a request head that asks `Expect: 100-continue`. */
+function firstLineForExpect(url: string, length: number): Promise<string> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    socket.setEncoding('utf8').once('data', (data: string) => {
+      resolve(data.split('\r\n')[0] ?? '');
+      socket.destroy();
+    });
+    socket.on('error', reject);
+    socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`);
+  });
+}
+
 describe('bodyLimit', () => {
+  it('answers Expect: 100-continue with 413 at once for a declared body over the limit, 100 Continue within it', async () => {
+    const url = await serve({ maxBytes: 1_000 });
+    expect(await firstLineForExpect(url, 5_000)).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(await firstLineForExpect(url, 1_000)).toBe('HTTP/1.1 100 Continue');
+  });
+
   it('hands a chunked body within the limit to the listener whole', async () => {
     const url = await serve({ maxBytes: 100 });
     const body = new ReadableStream<Uint8Array>({
