@@ -135,9 +135,7 @@ export const sessionResolvers = {
         void signOutUpstream(context, environment, credential);
         throw error;
       });
-      state.setCookies.push(
-        setSessionCookie(created.id, { secure: gateway.config.cookieSecure, maxAgeSeconds: gateway.config.sessionAbsoluteMs / 1000 }),
-      );
+      state.setCookies.push(setSessionCookie(created.id, { secure: gateway.config.cookieSecure }));
       // The rest of the document (if any) runs as the new session, in its environment.
       context.identity = { kind: 'session', session: created.session };
       context.identityKey = created.session.key;

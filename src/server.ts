@@ -4,7 +4,7 @@
  * tests and the benchmark start gateways as child processes through it.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { GetMeshOptions } from '@graphql-mesh/runtime';
@@ -22,6 +22,8 @@ import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimi
 import { createMemoryAccountBackoff, createRedisAccountBackoff } from './protection/account-backoff';
 import { createLoginLimits } from './protection/login-limits';
 import { startEmbeddedUpstreams, type EmbeddedUpstreams } from './embedded-upstreams';
+import { bodyLimit, continueWithinLimit } from './http/body-limit';
+import { edge } from './http/edge';
 import { createLogEvents } from './observability/log-events';
 import { createLogger } from './observability/logger';
 import { meshLogger } from './observability/mesh-logger';
@@ -62,24 +64,6 @@ async function loadMeshArtifacts(): Promise<MeshArtifacts> {
   } catch (error) {
     throw new Error(`Cannot load the Mesh build in .mesh/ (run \`npm run build:mesh\`): ${error instanceof Error ? error.message : String(error)}`);
   }
-}
-
-/**
- * Refuses a body over the limit before anything reads it (413), and a body of unknown length
- * (chunked, 411): Yoga would read it whole into memory first.
- */
-function bodyLimit(maxBytes: number, next: (req: IncomingMessage, res: ServerResponse) => void) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const length = req.headers['content-length'];
-    const tooLarge = length !== undefined && !(Number(length) <= maxBytes);
-    const unsized = length === undefined && req.headers['transfer-encoding'] !== undefined;
-    if (!tooLarge && !unsized) return next(req, res);
-    const [status, code, message] = tooLarge
-      ? [413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`]
-      : [411, 'BAD_REQUEST', 'Send the body with a Content-Length.'];
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
-    res.end(JSON.stringify({ errors: [{ message, extensions: { code } }] }), () => req.destroy());
-  };
 }
 
 export async function startGateway(config: GatewayConfig, options: { readonly logDestination?: DestinationStream } = {}): Promise<RunningGateway> {
@@ -192,9 +176,10 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     batching: false,
     // Parsed documents and parse errors bounded in (estimated) bytes, not only in count.
     parserAndValidationCache: createParseCaches(),
-    // bodyLimit (below) already refused a body over the limit or of unknown length before Yoga
-    // sees the request, and Node's parser never reads past Content-Length. Yoga's own check
-    // would pipe every body through a TransformStream: 5-6 % of the gateway's CPU per request.
+    // bodyLimit (below) already refused a body over the limit before Yoga sees the request: a
+    // chunked one counted as it arrived, one with Content-Length by that (Node's parser never reads
+    // past it). Yoga's own check would pipe every body through a TransformStream: 5-6 % of the
+    // gateway's CPU per request.
     maxRequestBodySize: false,
     logging: meshLogger(logger, 'yoga'),
     // CORS only for ALLOWED_ORIGINS, with credentials; any other origin gets no CORS headers, so
@@ -202,13 +187,16 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     cors: (request) => {
       const origin = request.headers.get('origin');
       if (origin === null || !config.allowedOrigins.includes(origin)) return false;
-      return { origin: [origin], credentials: true, methods: ['GET', 'POST'], allowedHeaders: ['content-type', 'accept', 'x-csrf'], maxAge: 600 };
+      return { origin: [origin], credentials: true, methods: ['GET', 'POST'], allowedHeaders: ['content-type', 'accept', 'x-csrf', 'x-request-id', 'traceparent', 'tracestate', 'baggage'], exposedHeaders: ['retry-after', 'x-request-id'], maxAge: 600 };
     },
     // GraphiQL in development only, sending the X-CSRF header that cookie requests need.
     graphiql: config.production ? false : { title: 'Statement gateway', headers: JSON.stringify({ 'X-CSRF': '1' }, null, 2), credentials: 'same-origin' },
   });
 
-  const server: Server = createServer(bodyLimit(config.limits.maxBodyBytes, yoga.requestListener));
+  // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.
+  const listener = edge(config, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, yoga.requestListener));
+  const server: Server = createServer(listener);
+  server.on('checkContinue', continueWithinLimit(config.limits.maxBodyBytes, listener));
   server.keepAliveTimeout = 65_000;
   // Slow clients: the headers within 10 s, the whole request within 30 s.
   server.headersTimeout = 10_000;

@@ -7,6 +7,29 @@ import type { Environment } from '../config';
 
 export type SessionRejection = 'missing' | 'expired' | 'malformed' | 'upstream-refused';
 
+/** One line of the audit trail (use-audit-log.ts): who did what, from where, and how it ended. */
+export interface AuditFields {
+  /** login, logout, mutation, refused (any other refused request), front.sign-in, front.sign-out. */
+  readonly action: string;
+  /** `ok`, or the contract's error code (RATE_LIMITED, INVALID_CREDENTIALS, ...). */
+  readonly outcome: string;
+  readonly status: number;
+  readonly path: string;
+  /** Who: session, service-account, drop-in or anonymous. */
+  readonly actor: string;
+  readonly uid?: string;
+  /** A service account's name. */
+  readonly account?: string;
+  readonly environment?: Environment;
+  /** The first 12 hex digits of the SHA-256 of the session's store key: ties lines together, opens nothing. */
+  readonly session?: string;
+  readonly clientAddress: string;
+  /** The operation's root fields. */
+  readonly fields?: readonly string[];
+  /** Statements the operation names: list lengths of `statements`, `otxIds`, `uploaderIds`. */
+  readonly statements?: number;
+}
+
 function describe(error: unknown): { name: string; message: string } {
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { name: typeof error, message: String(error) };
@@ -69,6 +92,9 @@ export function createLogEvents(logger: Logger) {
     unexpectedError(fields: { error: unknown; operation?: string }) {
       const { error, ...rest } = fields;
       logger.error({ event: 'request.unexpected-error', ...rest, error: describe(error) }, 'unexpected error');
+    },
+    audit(fields: AuditFields) {
+      logger.info({ event: 'audit', ...fields }, 'audit');
     },
     requestCompleted(fields: { method: string; path: string; status: number; durationMs: number; operation?: string; uid?: string }) {
       logger.info({ event: 'request.completed', ...fields }, 'request completed');

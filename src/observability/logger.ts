@@ -1,8 +1,10 @@
 /**
  * JSON logs on stdout (pino). Secrets are removed by the logger configuration itself, so no call
  * site can leak them by accident: tokens, cookies, passwords, API keys and whole header maps.
+ * Every line written while a request is handled carries its `requestId` (request-context.ts).
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { currentRequestId } from './request-context';
 
 export const REDACTED_PATHS = [
   'password', '*.password',
@@ -25,6 +27,10 @@ export function createLogger(options: { readonly level: string; readonly destina
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: { err: pino.stdSerializers.err },
+      mixin: () => {
+        const requestId = currentRequestId();
+        return requestId === undefined ? {} : { requestId };
+      },
     },
     options.destination,
   );

@@ -1,18 +1,34 @@
-/** `GET /metrics` (the registry in Prometheus text format) and the standard GraphQL metrics. */
+/**
+ * `GET /metrics` (the registry in Prometheus text format) and the standard GraphQL metrics.
+ * `/metrics` has the /ops page's access rule (ops/access.ts): OPS_TOKEN as Bearer or Basic when
+ * set, loopback only when not. Its counters (login failures, rate limits, service-account names)
+ * tell an attacker how a guessing run is doing.
+ */
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
+import { jsonResponse } from '../http/json-response';
 import type { GatewayMetrics } from './metrics';
+import type { OpsVerdict } from './ops/access';
 
 export interface MetricsEndpointOptions {
   readonly metrics: GatewayMetrics;
+  /** Who may read it (createOpsAccess). */
+  readonly access: (request: Request, serverContext: unknown) => OpsVerdict;
   readonly path?: string;
 }
 
-export function useMetricsEndpoint({ metrics, path = '/metrics' }: MetricsEndpointOptions): Plugin {
+export function useMetricsEndpoint({ metrics, access, path = '/metrics' }: MetricsEndpointOptions): Plugin {
   return {
     async onRequest(payload) {
-      const { url, request } = payload;
+      const { url, request, serverContext } = payload;
       if (url.pathname !== path || request.method !== 'GET') return;
+      const verdict = access(request, serverContext);
+      if (verdict === 'hidden') return; // the routes plugin answers 404, as for any unknown path
+      if (verdict === 'unauthorized') {
+        const error = { errors: [{ message: '/metrics needs the OPS_TOKEN.', extensions: { code: 'UNAUTHENTICATED' } }] };
+        payload.endResponse(jsonResponse(401, error, { 'www-authenticate': 'Bearer realm="statement-gateway metrics"' }));
+        return;
+      }
       const body = await metrics.registry.metrics();
       const contentType = metrics.registry.contentType;
       payload.endResponse(new Response(body, { status: 200, headers: { 'content-type': contentType, 'cache-control': 'no-store' } }));

@@ -12,6 +12,8 @@ import { useQueryLimits } from '../protection/use-query-limits';
 import { useAnonymousLimit } from '../protection/use-anonymous-limit';
 import { useRateLimits } from '../protection/use-rate-limits';
 import { useHealth } from '../observability/use-health';
+import { createOpsAccess } from '../observability/ops/access';
+import { useAuditLog } from '../observability/use-audit-log';
 import { useOpsPage } from '../observability/ops/use-ops-page';
 import { useGraphqlMetrics, useMetricsEndpoint } from '../observability/use-metrics';
 import type { GatewayRuntime } from '../runtime';
@@ -23,12 +25,14 @@ import { useRoutes } from './use-routes';
 import { useSessionAuth } from './use-session-auth';
 
 export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayContext>[] {
+  // /metrics and /ops: OPS_TOKEN when set, else loopback only.
+  const opsAccess = createOpsAccess({ ...(runtime.config.opsToken ? { token: runtime.config.opsToken } : {}), trustProxy: runtime.config.trustProxy });
   return [
     // HTTP routes answered before any GraphQL work: liveness, readiness, metrics and /ops.
     useHealth({ runtime }) as MeshPlugin<GatewayContext>,
-    useMetricsEndpoint({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
-    // The /ops page (token or loopback only) and its data.
-    useOpsPage({ metrics: runtime.metrics, token: runtime.config.opsToken, trustProxy: runtime.config.trustProxy, clock: runtime.clock }) as MeshPlugin<GatewayContext>,
+    useMetricsEndpoint({ metrics: runtime.metrics, access: opsAccess }) as MeshPlugin<GatewayContext>,
+    // The /ops page and its data.
+    useOpsPage({ metrics: runtime.metrics, access: opsAccess, clock: runtime.clock }) as MeshPlugin<GatewayContext>,
     // The standard GraphQL metrics (requests, phases, errors, HTTP durations) on the same registry.
     useGraphqlMetrics({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
     // The drop-in front ([/sandbox|/production]/v2/...): sign-in, sign-out and GraphQL without a
@@ -66,5 +70,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     usePdfCache({ runtime }),
     // Last: every error the client sees gets a contract code and a safe message.
     useErrorMapping({ runtime }) as MeshPlugin<GatewayContext>,
+    // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
+    useAuditLog({ log: runtime.log, trustProxy: runtime.config.trustProxy }) as MeshPlugin<GatewayContext>,
   ];
 }

@@ -1,14 +1,14 @@
 /**
  * The session cookie. HttpOnly (scripts cannot read it), SameSite=Strict (other sites cannot send
  * it), Path=/, and with COOKIE_SECURE the `Secure` flag and the `__Host-` prefix (only this host,
- * over TLS, cannot be set by a sibling subdomain).
+ * over TLS, cannot be set by a sibling subdomain). A browser-session cookie: no Max-Age or Expires,
+ * so the browser forgets it when it closes (OWASP's advice for session ids); the idle and absolute
+ * timeouts are the server's (src/session/sessions.ts), which a cookie's lifetime could not enforce.
  */
 import { parse, serialize } from 'cookie';
 
 export interface SessionCookieOptions {
   readonly secure: boolean;
-  /** Max-Age in seconds: the absolute session lifetime. */
-  readonly maxAgeSeconds: number;
 }
 
 export function sessionCookieName(secure: boolean): string {
@@ -30,7 +30,6 @@ export function setSessionCookie(id: string, options: SessionCookieOptions): str
     sameSite: 'strict',
     path: '/',
     secure: options.secure,
-    maxAge: Math.max(1, Math.floor(options.maxAgeSeconds)),
   });
 }
 

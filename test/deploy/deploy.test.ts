@@ -65,8 +65,41 @@ function exposed(metrics: Scrape, name: string): { family: boolean; labels: Set<
   return { family, labels: series.length ? new Set(series.flatMap((entry) => Object.keys(entry.labels))) : undefined };
 }
 
+interface ScrapeJob {
+  job_name: string;
+  static_configs: { targets: string[] }[];
+  authorization?: { type?: string; credentials?: string; credentials_file?: string };
+}
+
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+  secrets?: Record<string, { environment?: string; file?: string }>;
+}
+
+const OPS_TOKEN = 'ops-token-of-the-deploy-test-0123456789';
+
+/**
+ * The Authorization header Prometheus sends to the gateway as deploy/ configures it: its job's
+ * `authorization` type and credentials file, that file being a compose secret whose variable
+ * (`environment`) has the value `variables` give it.
+ */
+function prometheusAuthorization(variables: Record<string, string>): string | undefined {
+  const prometheus = parseYaml(read('deploy/prometheus/prometheus.yml')) as { scrape_configs: ScrapeJob[] };
+  const auth = prometheus.scrape_configs.find((config) => config.job_name === 'statement-gateway')?.authorization;
+  if (!auth) return undefined;
+  const compose = parseYaml(read('deploy/compose.yaml'), { merge: true }) as ComposeFile;
+  let credentials = auth.credentials;
+  const secret = /^\/run\/secrets\/([\w.-]+)$/.exec(auth.credentials_file ?? '')?.[1];
+  if (secret && (compose.services.prometheus?.secrets ?? []).includes(secret)) {
+    const variable = compose.secrets?.[secret]?.environment;
+    credentials = variable === undefined ? undefined : variables[variable];
+  }
+  return credentials === undefined ? undefined : `${auth.type ?? 'Bearer'} ${credentials}`;
+}
+
 describe('the Grafana dashboard and the alert rules', () => {
-  const { sandbox, gateway } = useGatewayOnEmulators();
+  // As in compose: the gateways have an OPS_TOKEN, so /metrics needs it (Prometheus sends it).
+  const { sandbox, gateway } = useGatewayOnEmulators({ OPS_TOKEN });
   let metrics: Scrape;
   beforeAll(async () => {
     // Traffic through every cache and the upstream, so the labelled series exist.
@@ -77,7 +110,14 @@ describe('the Grafana dashboard and the alert rules', () => {
       await user.browser.graphql('{ getF1099necStatements { statements { nodes { otxId } } } }');
     }
     await user.browser.graphql('{ nope }');
-    metrics = await scrape(gateway.current.url);
+    metrics = await scrape(gateway.current.url, prometheusAuthorization({ OPS_TOKEN }));
+  });
+
+  it('has Prometheus send OPS_TOKEN as a Bearer token, from a compose secret of the variable the gateways read', async () => {
+    expect(prometheusAuthorization({ OPS_TOKEN })).toBe(`Bearer ${OPS_TOKEN}`);
+    const compose = parseYaml(read('deploy/compose.yaml'), { merge: true }) as ComposeFile;
+    for (const name of ['gateway-1', 'gateway-2']) expect(compose.services[name]?.environment?.OPS_TOKEN).toMatch(/^\$\{OPS_TOKEN:\?/);
+    expect((await fetch(`${gateway.current.url}/metrics`)).status).toBe(401);
   });
 
   const dashboard = JSON.parse(read('deploy/grafana/statement-gateway.json')) as Dashboard;
@@ -139,6 +179,7 @@ interface ComposeService {
   volumes?: string[];
   ports?: string[];
   depends_on?: Record<string, unknown> | string[];
+  secrets?: string[];
 }
 
 describe('deploy/compose.yaml', () => {
@@ -183,6 +224,10 @@ describe('deploy/compose.yaml', () => {
     // the gateway's own 502/503 answers are not retried on the other replica.
     expect(nginx).toMatch(/proxy_set_header Host \$http_host;/);
     expect(nginx).toMatch(/proxy_next_upstream error timeout;/);
+    // Its own request id for each request (the gateway keeps it within TRUST_PROXY), and its own
+    // 413 for bodies over client_max_body_size as the gateway's JSON error.
+    expect(nginx).toMatch(/proxy_set_header X-Request-Id \$request_id;/);
+    expect(nginx).toMatch(/error_page 413 @payload_too_large;[\s\S]*return 413 '\{"errors":\[\{[^']*"code":"PAYLOAD_TOO_LARGE"/);
     expect([...nginx.matchAll(/^\s*server\s+([\w-]+:\d+)/gm)].map((match) => match[1]).sort()).toEqual(['gateway-1:4000', 'gateway-2:4000']);
     expect(services.grafana?.volumes).toContain('./grafana/statement-gateway.json:/var/lib/grafana/dashboards/statement-gateway.json:ro');
   });

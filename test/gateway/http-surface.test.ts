@@ -1,12 +1,12 @@
 /**
- * The HTTP surface in production mode: paths, methods, content types, CORS, introspection, and
- * the codes of request and upstream errors.
+ * The HTTP surface in production mode: paths, methods, content types, CORS, introspection, the
+ * codes of request and upstream errors, and the headers every answer carries.
  */
-import { describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, useGatewayOnEmulators } from '../helpers/gateway';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNT, signIn } from '../helpers/emulator';
+import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../helpers/gateway';
 
-const { gateway } = useGatewayOnEmulators({ ALLOWED_ORIGINS: 'https://app.example.com', NODE_ENV: 'production' });
+const { sandbox, production, gateway } = useGatewayOnEmulators({ ALLOWED_ORIGINS: 'https://app.example.com', NODE_ENV: 'production' });
 
 async function raw(path: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: { errors?: { message: string; extensions?: { code?: string } }[] } }> {
   const response = await fetch(`${gateway.current.url}${path}`, init);
@@ -83,6 +83,18 @@ describe('CORS', () => {
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     expect(foreign.headers.get('access-control-allow-credentials')).toBeNull();
   });
+
+  it('lets allowed origins send X-Request-Id and trace headers, and read Retry-After and X-Request-Id', async () => {
+    const allowed = await fetch(`${gateway.current.url}/graphql`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-csrf, x-request-id, traceparent' },
+    });
+    for (const header of ['x-request-id', 'traceparent', 'tracestate', 'baggage']) expect(allowed.headers.get('access-control-allow-headers')).toContain(header);
+    const answer = await fetch(`${gateway.current.url}/graphql`, { method: 'POST', headers: { origin: 'https://app.example.com', 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+    const exposed = (answer.headers.get('access-control-expose-headers') ?? '').toLowerCase();
+    expect(exposed).toContain('x-request-id');
+    expect(exposed).toContain('retry-after');
+  });
 });
 
 describe('introspection and GraphiQL in production', () => {
@@ -98,5 +110,86 @@ describe('introspection and GraphiQL in production', () => {
   it('does not serve GraphiQL', async () => {
     const response = await fetch(`${gateway.current.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(await response.text()).not.toContain('GraphiQL');
+  });
+});
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const TYPENAME = JSON.stringify({ query: '{ __typename }' });
+const TOO_LARGE = JSON.stringify({ query: `{ __typename ${' '.repeat(2_000_000)} }` });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** One request of each kind the gateway answers: its own routes, errors and the drop-in front. */
+function everyKindOfAnswer(base: string, headers: Record<string, string> = {}): [string, () => Promise<Response>][] {
+  const post = (path: string, body: string, extra: Record<string, string> = {}) => () => fetch(`${base}${path}`, { method: 'POST', headers: { ...JSON_TYPE, ...headers, ...extra }, body });
+  const get = (path: string) => () => fetch(`${base}${path}`, { headers });
+  return [
+    ['GraphQL', post('/graphql', TYPENAME)],
+    ['a GraphQL error', post('/graphql', '{"query":')],
+    ['/healthcheck', get('/healthcheck')],
+    ['/readiness', get('/readiness')],
+    ['/metrics', get('/metrics')],
+    ['/ops/', get('/ops/')],
+    ['a 404', post('/nothing', TYPENAME)],
+    ['a 415', () => fetch(`${base}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: TYPENAME })],
+    ['a 413', post('/graphql', TOO_LARGE)],
+    ['a preflight', () => fetch(`${base}/graphql`, { method: 'OPTIONS', headers: { ...headers, origin: 'https://app.example.com', 'access-control-request-method': 'POST' } })],
+    ['the front\'s sign-in', post('/v2/auth/sign_in', JSON.stringify({ email: DEMO_ACCOUNT.email, password: 'not-the-password' }))],
+    ['the front\'s GraphQL, refused upstream', post('/v2/graphql', TYPENAME, { 'access-token': 'forged', client: 'forged', uid: DEMO_ACCOUNT.email })],
+  ];
+}
+
+describe('what every answer carries', () => {
+  it('X-Content-Type-Options: nosniff, Strict-Transport-Security (COOKIE_SECURE) and its own X-Request-Id, on every kind of answer', async () => {
+    const ids = new Set<string>();
+    for (const [name, send] of everyKindOfAnswer(gateway.current.url)) {
+      const response = await send();
+      await response.arrayBuffer();
+      expect(response.headers.get('x-content-type-options'), name).toBe('nosniff');
+      expect(response.headers.get('strict-transport-security'), name).toBe('max-age=31536000; includeSubDomains');
+      const id = response.headers.get('x-request-id') ?? '';
+      expect(id, name).toMatch(UUID);
+      ids.add(id);
+    }
+    expect(ids.size).toBe(everyKindOfAnswer('').length);
+  });
+
+  it('Cache-Control: no-store on every answer to a request with a cookie, a Bearer key or a drop-in credential', async () => {
+    const browser = await signedIn();
+    const credential = await signIn(sandbox.url);
+    const identities: Record<string, Record<string, string>> = {
+      cookie: { cookie: browser.cookie ?? '', 'x-csrf': '1' },
+      'an unknown Bearer key': { authorization: 'Bearer sgw_not-a-key' },
+      'a drop-in credential': { ...credential },
+    };
+    for (const [identity, headers] of Object.entries(identities)) {
+      for (const [name, send] of everyKindOfAnswer(gateway.current.url, headers)) {
+        const response = await send();
+        await response.arrayBuffer();
+        expect(response.headers.get('cache-control'), `${identity}: ${name}`).toBe('no-store');
+      }
+    }
+    const front = await fetch(`${gateway.current.url}/v2/graphql`, { method: 'POST', headers: { ...JSON_TYPE, ...credential }, body: TYPENAME });
+    expect(front.status).toBe(200);
+    expect(front.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('without COOKIE_SECURE', () => {
+  let plain: GatewayProcess | undefined;
+  beforeAll(async () => {
+    plain = await startGatewayProcess({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, COOKIE_SECURE: 'false' });
+  });
+  afterAll(async () => {
+    await plain?.stop();
+  });
+
+  it('sends no Strict-Transport-Security, and still nosniff and a request id', async () => {
+    for (const [name, send] of everyKindOfAnswer(plain!.url)) {
+      const response = await send();
+      await response.arrayBuffer();
+      expect(response.headers.get('strict-transport-security'), name).toBeNull();
+      expect(response.headers.get('x-content-type-options'), name).toBe('nosniff');
+      expect(response.headers.get('x-request-id'), name).toMatch(UUID);
+    }
   });
 });

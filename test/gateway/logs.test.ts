@@ -2,13 +2,17 @@
  * A full login-and-query flow writes JSON logs with named events and none of the secrets: the
  * password, the upstream tokens and client ids, the cookie.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, useGatewayBehindRecordingProxy } from '../helpers/gateway';
+import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayBehindRecordingProxy, type GatewayProcess } from '../helpers/gateway';
 import { ADD_NEC, VALID_NEC } from '../helpers/statements';
 
 const setup = useGatewayBehindRecordingProxy({ LOG_LEVEL: 'trace' });
-const { sandbox, gateway } = setup;
+const { sandbox, production, gateway } = setup;
+
+type LogLine = { event?: string; requestId?: string; path?: string; status?: number };
+const logLines = (output: string): LogLine[] => output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('logs', () => {
   it('a full login-and-query flow writes none of the password, tokens, client ids or cookie', async () => {
@@ -41,5 +45,50 @@ describe('logs', () => {
 
     const events = output.split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { event?: string }).event);
     expect(events).toEqual(expect.arrayContaining(['gateway.started', 'session.login', 'session.login-refused', 'upstream.failed', 'session.logout', 'request.completed']));
+  });
+});
+
+describe('request ids', () => {
+  let proxied: GatewayProcess | undefined;
+  beforeAll(async () => {
+    proxied = await startGatewayProcess({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, TRUST_PROXY: '1' });
+  });
+  afterAll(async () => {
+    await proxied?.stop();
+  });
+
+  const idOf = async (url: string, incoming?: string) => {
+    const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...(incoming ? { 'x-request-id': incoming } : {}) }, body: '{"query":"{ __typename }"}' });
+    await response.arrayBuffer();
+    return response.headers.get('x-request-id') ?? '';
+  };
+
+  it('sends a generated id back and writes it on the request\'s lines, also from an upstream failure inside Mesh', async () => {
+    const browser = new Browser(gateway.current.url);
+    expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 503 });
+    const failed = await browser.graphql('{ secretGreeting { response } }');
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: null });
+    expect(failed.codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    const id = failed.headers.get('x-request-id') ?? '';
+    expect(id).toMatch(UUID);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const lines = logLines(gateway.current.output()).filter((line) => line.requestId === id);
+    expect(lines.map((line) => line.event)).toEqual(expect.arrayContaining(['upstream.failed', 'request.completed']));
+    expect(lines.find((line) => line.event === 'request.completed')?.status).toBe(503);
+    // Lines of other requests carry their own ids; lines outside any request carry none.
+    const started = logLines(gateway.current.output()).find((line) => line.event === 'gateway.started');
+    expect(started?.requestId).toBeUndefined();
+  });
+
+  it('keeps a sane incoming X-Request-Id only behind a trusted proxy (TRUST_PROXY), and replaces any other', async () => {
+    expect(await idOf(proxied!.url, 'edge-4b1c.7:9_a')).toBe('edge-4b1c.7:9_a');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(logLines(proxied!.output()).some((line) => line.event === 'request.completed' && line.requestId === 'edge-4b1c.7:9_a')).toBe(true);
+    for (const invalid of ['has spaces in it', 'x'.repeat(129), 'quote"d', '']) {
+      expect(await idOf(proxied!.url, invalid), JSON.stringify(invalid)).toMatch(UUID);
+    }
+    // Without TRUST_PROXY the client's own id is never taken.
+    expect(await idOf(gateway.current.url, 'edge-4b1c.7:9_a')).toMatch(UUID);
   });
 });

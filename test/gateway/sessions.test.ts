@@ -47,6 +47,8 @@ describe('login', () => {
     const attributes = (cookie ?? '').split(';').slice(1).map((part) => part.trim().toLowerCase());
     expect(attributes).toEqual(expect.arrayContaining(['httponly', 'samesite=strict', 'path=/', 'secure']));
     expect(attributes.some((attribute) => attribute.startsWith('domain'))).toBe(false);
+    // A browser-session cookie: the idle and absolute timeouts live on the server.
+    expect(attributes.some((attribute) => attribute.startsWith('max-age') || attribute.startsWith('expires'))).toBe(false);
 
     const secrets = upstreamSecrets();
     expect(secrets.length).toBeGreaterThanOrEqual(3);

@@ -46,8 +46,9 @@ export function parseMetrics(text: string): Scrape {
   };
 }
 
-export async function scrape(gatewayUrl: string): Promise<Scrape> {
-  const response = await fetch(`${gatewayUrl}/metrics`);
+/** `authorization`: what a scraper sends when the gateway has an OPS_TOKEN. */
+export async function scrape(gatewayUrl: string, authorization?: string): Promise<Scrape> {
+  const response = await fetch(`${gatewayUrl}/metrics`, authorization ? { headers: { authorization } } : {});
   if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
   return parseMetrics(await response.text());
 }

@@ -3,9 +3,11 @@
  * status, and nothing of the gateway's insides (no stack trace, file path or upstream URL); a good
  * request still works afterwards. And the limits still admit what real clients send.
  */
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNT } from '../helpers/emulator';
 import { Browser, useGatewayOnEmulators } from '../helpers/gateway';
+import { chunked, sendThenRead } from '../helpers/raw-http';
 import { VALID_NEC } from '../helpers/statements';
 
 interface BadRequest {
@@ -21,6 +23,8 @@ interface BadRequest {
   readonly code: string;
   /** Send the demo session's cookie (and X-CSRF unless headers say otherwise). */
   readonly session?: boolean;
+  /** Send the body as a stream of unknown length (Transfer-Encoding: chunked). */
+  readonly chunked?: boolean;
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -52,6 +56,10 @@ const CASES: BadRequest[] = [
   { name: 'a form', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B__typename%7D', status: 415, code: 'BAD_REQUEST' },
   { name: 'multipart', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '--x\r\n\r\n--x--', status: 415, code: 'BAD_REQUEST' },
   { name: 'a 2 MB query', headers: JSON_TYPE, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  { name: 'a chunked 2 MB query', headers: JSON_TYPE, chunked: true, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  { name: 'a chunked body just over the limit', headers: JSON_TYPE, chunked: true, body: query(`{ __typename ${' '.repeat(1_048_576)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  { name: 'chunked malformed JSON', headers: JSON_TYPE, chunked: true, body: '{"query":', status: 400, code: 'BAD_REQUEST' },
+  { name: 'an empty chunked body', headers: JSON_TYPE, chunked: true, body: '', status: 400, code: 'BAD_REQUEST' },
   { name: 'a batch of 1,000 operations', headers: JSON_TYPE, body: { json: Array.from({ length: 1000 }, () => ({ query: '{ __typename }' })) }, status: 400, code: 'QUERY_TOO_COMPLEX' },
   { name: 'an empty batch', headers: JSON_TYPE, body: { json: [] }, status: 400, code: 'QUERY_TOO_COMPLEX' },
   // Documents
@@ -89,6 +97,7 @@ const CASES: BadRequest[] = [
   { name: 'front: text/plain', path: '/v2/graphql', headers: { ...DROP_IN, 'content-type': 'text/plain' }, body: '{}', status: 415, code: 'BAD_REQUEST' },
   { name: 'front: 500 aliases', path: '/v2/graphql', headers: DROP_IN, body: query(`{ ${repeat('a#: secretGreeting { response }', 500)} }`), status: 400, code: 'QUERY_TOO_COMPLEX' },
   { name: 'front: a 2 MB body', path: '/v2/graphql', headers: DROP_IN, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  { name: 'front: a chunked 2 MB body', path: '/v2/graphql', headers: DROP_IN, chunked: true, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
   { name: 'front: GET', path: '/v2/graphql', method: 'GET', status: 405, code: 'BAD_REQUEST' },
   { name: 'front: sign-in over GET', path: '/v2/auth/sign_in', method: 'GET', status: 405, code: 'BAD_REQUEST' },
   { name: 'front: a 2 MB sign-in', path: '/v2/auth/sign_in', headers: JSON_TYPE, body: { json: { email: 'a@example.com', password: 'p'.repeat(2_000_000) } }, status: 413, code: 'PAYLOAD_TOO_LARGE' },
@@ -96,6 +105,21 @@ const CASES: BadRequest[] = [
   // Elsewhere
   { name: 'an unknown path', path: '/admin', status: 404, code: 'BAD_REQUEST' },
 ];
+
+/** A body of unknown length: fetch sends it chunked. */
+function streamOf(bytes: Buffer, size = 64 * 1024): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(new Uint8Array(bytes.subarray(offset, offset + size)));
+      offset += size;
+    },
+  });
+}
+
+type ErrorBody = { errors?: { extensions?: { code?: string } }[] };
+const codesIn = (text: string) => ((JSON.parse(text) as ErrorBody).errors ?? []).map((error) => error.extensions?.code);
 
 /** What must never appear in an answer. */
 function leaks(text: string, upstreamUrls: string[]): string[] {
@@ -121,8 +145,9 @@ describe('bad requests', () => {
       const headers: Record<string, string> = { ...(bad.headers ?? {}) };
       if (headers['access-token'] === VERIFIED) Object.assign(headers, { 'access-token': front.headers.get('access-token'), client: front.headers.get('client') });
       if (bad.session && browser.cookie) headers.cookie = browser.cookie;
-      const body = bad.body === undefined ? undefined : typeof bad.body === 'string' ? bad.body : Buffer.isBuffer(bad.body) ? new Uint8Array(bad.body) : JSON.stringify(bad.body.json);
-      const response = await fetch(`${gateway.current.url}${bad.path ?? '/graphql'}`, { method: bad.method ?? 'POST', headers, ...(body !== undefined ? { body } : {}) });
+      const bytes = bad.body === undefined ? undefined : typeof bad.body === 'string' ? bad.body : Buffer.isBuffer(bad.body) ? new Uint8Array(bad.body) : JSON.stringify(bad.body.json);
+      const body = bad.chunked && bytes !== undefined ? streamOf(Buffer.from(bytes)) : bytes;
+      const response = await fetch(`${gateway.current.url}${bad.path ?? '/graphql'}`, { method: bad.method ?? 'POST', headers, ...(body !== undefined ? { body, duplex: 'half' } : {}) });
       const text = await response.text();
       let codes: string[] = [];
       try {
@@ -140,16 +165,47 @@ describe('bad requests', () => {
     expect((await browser.graphql('{ secretGreeting { response } }')).body.data?.secretGreeting.response).toContain(DEMO_ACCOUNT.email);
   });
 
-  it('refuses a body of unknown length (chunked) with 411 rather than reading it whole', async () => {
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(Buffer.from('{"query":"{ __typename }"}'));
-        controller.close();
-      },
+  it('accepts a small chunked body: a login through node:http without a length, sent in three pieces', async () => {
+    const body = JSON.stringify({ query: LOGIN, variables: { e: DEMO_ACCOUNT.email, p: DEMO_ACCOUNT.password } });
+    const answer = await new Promise<{ status: number; text: string; chunkedRequest: boolean }>((resolve, reject) => {
+      const request = httpRequest(`${gateway.current.url}/graphql`, { method: 'POST', headers: CSRF }, (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text, chunkedRequest: (request as unknown as { chunkedEncoding: boolean }).chunkedEncoding }));
+      });
+      request.on('error', reject);
+      const third = Math.ceil(body.length / 3);
+      request.write(body.slice(0, third));
+      setTimeout(() => {
+        request.write(body.slice(third, 2 * third));
+        setTimeout(() => request.end(body.slice(2 * third)), 20);
+      }, 20);
     });
-    const response = await fetch(`${gateway.current.url}/graphql`, { method: 'POST', headers: JSON_TYPE, body: stream, duplex: 'half' } as RequestInit);
-    expect(response.status).toBe(411);
-    expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('BAD_REQUEST');
+    expect(answer.chunkedRequest).toBe(true);
+    expect(answer.status).toBe(200);
+    expect((JSON.parse(answer.text) as { data: { login: { uid: string } } }).data.login.uid).toBe(DEMO_ACCOUNT.email);
+  });
+
+  it('answers a chunked body over the limit with a 413 JSON error that a client reading only after sending gets', async () => {
+    const body = Buffer.from(JSON.stringify({ query: `{ __typename ${' '.repeat(4_000_000)} }` }));
+    const host = new URL(gateway.current.url).host;
+    const answer = await sendThenRead(gateway.current.url, `POST /graphql HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked`, chunked(body));
+    expect(answer.error).toBeUndefined();
+    expect(answer.status).toBe(413);
+    expect(answer.headers.connection).toBe('close');
+    expect(codesIn(answer.body)).toEqual(['PAYLOAD_TOO_LARGE']);
+  });
+
+  it('answers a 2 MB Content-Length body with a 413 JSON error that a client reading only after sending gets (no reset)', async () => {
+    const body = Buffer.from(JSON.stringify({ query: `{ __typename ${' '.repeat(2_000_000)} }` }));
+    const host = new URL(gateway.current.url).host;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const head = `POST /graphql HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}`;
+      const answer = await sendThenRead(gateway.current.url, head, [body.subarray(0, 65_536), body.subarray(65_536)]);
+      expect(answer.error).toBeUndefined();
+      expect(answer.status).toBe(413);
+      expect(codesIn(answer.body)).toEqual(['PAYLOAD_TOO_LARGE']);
+    }
   });
 
   it('still admits what real clients send: 300 statements in one add, the full statementDefinitions selection, the tutorial documents', async () => {

@@ -12,8 +12,11 @@ import { control, credentialFrom } from '../helpers/emulator';
 import { Browser, useGatewayReplicas } from '../helpers/gateway';
 
 const PASSWORD = 'a-long-enough-password-123';
+// Behind a proxy /metrics is not loopback: it needs the token.
+const OPS_TOKEN = 'ops-token-for-the-rate-limit-test';
 const { sandbox, gateways } = useGatewayReplicas(2, {
   TRUST_PROXY: '1',
+  OPS_TOKEN,
   RATE_LIMIT_LOGIN: '3/1m',
   RATE_LIMIT_LOGIN_ADDRESS: '6/1m',
   RATE_LIMIT_LOGIN_ACCOUNT: '5/1m',
@@ -82,7 +85,7 @@ describe('login rate limits', () => {
       codes.push((await browserAt(address, attempt).login(`nobody-${attempt}-${randomInt(1e9)}@example.com`, 'guess-password-000000')).codes.join());
     }
     expect(codes).toEqual([...Array(6).fill('INVALID_CREDENTIALS'), 'RATE_LIMITED', 'RATE_LIMITED']);
-    const metrics = await (await fetch(`${gateways[0]!.url}/metrics`)).text();
+    const metrics = await (await fetch(`${gateways[0]!.url}/metrics`, { headers: { authorization: `Bearer ${OPS_TOKEN}` } })).text();
     expect(metrics).toMatch(/^statement_gateway_rate_limited_total\{limit="login-address"\} [1-9]/m);
   });
 

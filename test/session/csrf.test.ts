@@ -83,19 +83,26 @@ describe('the session cookie', () => {
   }
 
   it('is __Host- prefixed, HttpOnly, SameSite=Strict, Path=/, Secure and without Domain when secure', () => {
-    const header = setSessionCookie('the-id', { secure: true, maxAgeSeconds: 60 });
+    const header = setSessionCookie('the-id', { secure: true });
     const parts = attributes(header);
     expect(header.startsWith('__Host-sgw_session=the-id')).toBe(true);
     expect(parts).toContain('HttpOnly');
     expect(parts).toContain('SameSite=Strict');
     expect(parts).toContain('Path=/');
     expect(parts).toContain('Secure');
-    expect(parts).toContain('Max-Age=60');
     expect(header).not.toMatch(/domain/i);
   });
 
+  it('is a browser-session cookie: no Max-Age and no Expires (the timeouts live on the server)', () => {
+    for (const secure of [true, false]) {
+      const header = setSessionCookie('the-id', { secure });
+      expect(header).not.toMatch(/max-age/i);
+      expect(header).not.toMatch(/expires/i);
+    }
+  });
+
   it('is named sgw_session and not Secure when not secure', () => {
-    const header = setSessionCookie('the-id', { secure: false, maxAgeSeconds: 60 });
+    const header = setSessionCookie('the-id', { secure: false });
     const parts = attributes(header);
     expect(header.startsWith('sgw_session=the-id')).toBe(true);
     expect(parts).not.toContain('Secure');

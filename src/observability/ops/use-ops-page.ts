@@ -3,29 +3,26 @@
  * Grafana. `/ops/data` is its JSON (cumulative counts from the metrics registry); the page polls it
  * and draws with Chart.js, served from the gateway itself (no CDN, a strict CSP).
  *
- * Access: with OPS_TOKEN set, HTTP Basic (any user name, the token as password: the browser asks)
- * or `Authorization: Bearer <token>`; without it, loopback clients only (the socket's own address,
- * never X-Forwarded-For), and 404 to everyone else. A request that came through a proxy
- * (TRUST_PROXY set, or an X-Forwarded-For header) is not treated as loopback: a proxy on the same
- * host would otherwise open the page to everyone.
+ * Access (access.ts, shared with /metrics): with OPS_TOKEN set, HTTP Basic (the browser asks) or
+ * Bearer; without it, loopback clients only, and 404 to everyone else.
  *
  * The page lives at `/ops/` (`/ops` redirects there) with relative asset URLs, so the browser's
  * Basic credentials are scoped to `/ops/` and not sent to `/graphql`.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
 import { jsonResponse } from '../../http/json-response';
 import type { GatewayMetrics } from '../metrics';
+import type { OpsVerdict } from './access';
 import { opsSnapshot } from './snapshot';
 
 export interface OpsPageOptions {
   readonly metrics: GatewayMetrics;
-  readonly token?: string;
-  readonly trustProxy: number;
+  /** Who may see the page (createOpsAccess: OPS_TOKEN, or loopback only). */
+  readonly access: (request: Request, serverContext: unknown) => OpsVerdict;
   readonly clock: () => number;
 }
 
@@ -47,41 +44,10 @@ function loadAssets(): Map<string, { body: string; type: string }> {
   ]);
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest();
-
-/** The token a request presents: the Basic password or the Bearer token. */
-function presentedToken(authorization: string | null): string | undefined {
-  if (!authorization) return undefined;
-  const [scheme = '', value = ''] = authorization.trim().split(/\s+/, 2);
-  if (/^bearer$/i.test(scheme)) return value;
-  if (/^basic$/i.test(scheme)) {
-    const decoded = Buffer.from(value, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    return colon >= 0 ? decoded.slice(colon + 1) : undefined;
-  }
-  return undefined;
-}
-
-function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
-
-export function useOpsPage({ metrics, token, trustProxy, clock }: OpsPageOptions): Plugin {
+export function useOpsPage({ metrics, access, clock }: OpsPageOptions): Plugin {
   const assets = loadAssets();
-  const expected = token ? digest(token) : undefined;
   // Which process answered: the page keeps one history per replica (counters are per process).
   const instance = `${randomBytes(4).toString('hex')}-${clock().toString(36)}`;
-
-  const access = (request: Request, serverContext: unknown): 'ok' | 'unauthorized' | 'hidden' => {
-    if (expected) {
-      const presented = presentedToken(request.headers.get('authorization'));
-      return presented !== undefined && timingSafeEqual(digest(presented), expected) ? 'ok' : 'unauthorized';
-    }
-    if (trustProxy > 0 || request.headers.has('x-forwarded-for')) return 'hidden';
-    const socket = (serverContext as { req?: IncomingMessage } | undefined)?.req?.socket.remoteAddress;
-    return isLoopback(socket) ? 'ok' : 'hidden';
-  };
 
   return {
     async onRequest(payload) {

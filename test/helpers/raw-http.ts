@@ -1,0 +1,81 @@
+/**
+ * HTTP/1.1 over a raw socket, for what fetch hides: a client that sends its whole body before it
+ * reads anything (as blocking clients do), so a server that resets the connection instead of
+ * letting the client read its answer makes the exchange fail here.
+ */
+import net from 'node:net';
+
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  /** A socket error seen before the answer was read whole (ECONNRESET, EPIPE). */
+  readonly error?: string;
+}
+
+function parse(raw: string): Omit<RawAnswer, 'error'> {
+  const end = raw.indexOf('\r\n\r\n');
+  const head = end >= 0 ? raw.slice(0, end) : raw;
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let body = end >= 0 ? raw.slice(end + 4) : '';
+  if (headers['transfer-encoding'] === 'chunked') {
+    let decoded = '';
+    for (let rest = body; rest.length; ) {
+      const lineEnd = rest.indexOf('\r\n');
+      const size = parseInt(rest.slice(0, lineEnd), 16);
+      if (!(size > 0)) break;
+      decoded += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+      rest = rest.slice(lineEnd + 2 + size + 2);
+    }
+    body = decoded;
+  }
+  return { status: Number(statusLine.split(' ')[1] ?? 0), headers, body };
+}
+
+/**
+ * Sends `head` (the request line and headers, without the blank line) and the body pieces, each
+ * written whole before the next, and only then starts reading the answer (until the server closes).
+ */
+export function sendThenRead(url: string, head: string, pieces: readonly Buffer[], timeoutMs = 10_000): Promise<RawAnswer> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    socket.pause();
+    const received: Buffer[] = [];
+    let error: string | undefined;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('no answer in time'));
+    }, timeoutMs);
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', (cause: NodeJS.ErrnoException) => (error ??= cause.code ?? cause.message));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ ...parse(Buffer.concat(received).toString('utf8')), ...(error ? { error } : {}) });
+    });
+    const write = (data: Buffer | string) => new Promise<void>((done) => (socket.write(data) ? done() : socket.once('drain', done)));
+    const send = async () => {
+      await write(`${head}\r\n\r\n`);
+      for (const piece of pieces) await write(piece);
+      // Everything is sent: now read, as a client that reads only after sending would.
+      setTimeout(() => socket.resume(), 50);
+    };
+    socket.on('connect', () => void send());
+  });
+}
+
+/** A body as HTTP/1.1 chunks of `size` bytes, then the terminal chunk. */
+export function chunked(body: Buffer, size = 64 * 1024): Buffer[] {
+  const pieces: Buffer[] = [];
+  for (let offset = 0; offset < body.length; offset += size) {
+    const part = body.subarray(offset, offset + size);
+    pieces.push(Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]));
+  }
+  pieces.push(Buffer.from('0\r\n\r\n'));
+  return pieces;
+}
