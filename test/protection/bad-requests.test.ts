@@ -21,6 +21,8 @@ interface BadRequest {
   readonly status: number;
   /** The code the answer must carry (among its errors). */
   readonly code: string;
+  /** What one of its messages must say, where the code alone cannot tell which limit refused. */
+  readonly message?: RegExp;
   /** Send the demo session's cookie (and X-CSRF unless headers say otherwise). */
   readonly session?: boolean;
   /** Send the body as a stream of unknown length (Transfer-Encoding: chunked). */
@@ -68,7 +70,8 @@ const CASES: BadRequest[] = [
   { name: 'invalid UTF-8', headers: JSON_TYPE, body: Buffer.from([...Buffer.from('{"query":"{ __typename '), 0xff, 0xfe, ...Buffer.from(' }"}')]), status: 400, code: 'GRAPHQL_PARSE_FAILED' },
   { name: 'depth 50', headers: JSON_TYPE, body: query(deep(50)), status: 400, code: 'QUERY_TOO_COMPLEX' },
   { name: '500 aliases', headers: JSON_TYPE, body: query(`{ ${repeat('a#: session { uid }', 500)} }`), status: 400, code: 'QUERY_TOO_COMPLEX' },
-  { name: '12,000 tokens', headers: JSON_TYPE, body: query(`{ ${repeat('__typename', 12_000)} }`), status: 400, code: 'QUERY_TOO_COMPLEX' },
+  { name: '12,000 tokens in 24 KB (the token limit, under MAX_QUERY_BYTES)', headers: JSON_TYPE, body: query(`{ ${repeat('a', 12_000)} }`), status: 400, code: 'QUERY_TOO_COMPLEX', message: /Token limit of 10000/ },
+  { name: 'a 129 KiB query text (MAX_QUERY_BYTES)', headers: JSON_TYPE, body: query(`{ __typename } # ${'x'.repeat(129 * 1024)}`), status: 400, code: 'QUERY_TOO_COMPLEX', message: /longer than 131072 bytes/ },
   { name: '200 directives', headers: JSON_TYPE, body: query(`{ __typename ${repeat('@skip(if: false)', 200)} }`), status: 400, code: 'QUERY_TOO_COMPLEX' },
   { name: 'an unknown field', headers: JSON_TYPE, body: query('{ nope }'), status: 400, code: 'GRAPHQL_VALIDATION_FAILED' },
   { name: 'a misspelt field (no suggestion)', headers: JSON_TYPE, body: query('{ getStatement { errors } }'), status: 400, code: 'GRAPHQL_VALIDATION_FAILED' },
@@ -150,15 +153,18 @@ describe('bad requests', () => {
       const response = await fetch(`${gateway.current.url}${bad.path ?? '/graphql'}`, { method: bad.method ?? 'POST', headers, ...(body !== undefined ? { body, duplex: 'half' } : {}) });
       const text = await response.text();
       let codes: string[] = [];
+      let messages: string[] = [];
       try {
-        const parsed = JSON.parse(text) as { errors?: { extensions?: { code?: string } }[] };
+        const parsed = JSON.parse(text) as { errors?: { message?: string; extensions?: { code?: string } }[] };
         codes = (parsed.errors ?? []).map((error) => error.extensions?.code ?? '?');
+        messages = (parsed.errors ?? []).map((error) => error.message ?? '');
       } catch {
         failures.push(`${bad.name}: not JSON: ${text.slice(0, 80)}`);
         continue;
       }
       if (response.status !== bad.status) failures.push(`${bad.name}: status ${response.status}, expected ${bad.status}`);
       if (!codes.includes(bad.code)) failures.push(`${bad.name}: codes ${codes.join() || 'none'}, expected ${bad.code}`);
+      if (bad.message && !messages.some((message) => bad.message?.test(message))) failures.push(`${bad.name}: messages ${messages.join(' | ')}, expected ${String(bad.message)}`);
       for (const leak of leaks(text, [sandbox.url, production.url])) failures.push(`${bad.name}: ${leak}`);
     }
     expect(failures).toEqual([]);
