@@ -93,6 +93,7 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
   const signIn = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState): Promise<Response> => {
     const body = await readBody(request, AUTH_BODY_LIMIT);
     const attempt = { address: state.clientAddress ?? 'unknown', email: emailOf(body, request.headers.get('content-type')), environment: target.environment };
+    state.signInEmail = attempt.email;
     return signInWithinLimits(runtime, attempt, async () => {
       const { response } = await passThrough(request, body, call(target, route, 'signIn'));
       const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;

@@ -51,14 +51,18 @@ function who(identity: RequestIdentity | undefined, context: GatewayContext): Wh
   }
 }
 
+/** An attempted account name, if it looks like an e-mail: never a password typed into the wrong field. */
+function asEmail(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= MAX_UID && /^[^@\s]+@[^@\s]+$/.test(value) ? value : undefined;
+}
+
 /** The login attempt's account (an e-mail only: never a password typed into the wrong field). */
 function loginAttempt(field: FieldNode, variables: Record<string, unknown>): Pick<Who, 'uid' | 'environment'> {
   const argument = (name: string) => {
     const node = field.arguments?.find((entry) => entry.name.value === name);
     return node ? valueFromASTUntyped(node.value, variables) : undefined;
   };
-  const email = argument('email');
-  const uid = typeof email === 'string' && email.length <= MAX_UID && /^[^@\s]+@[^@\s]+$/.test(email) ? email : undefined;
+  const uid = asEmail(argument('email'));
   return { ...(uid ? { uid } : {}), environment: environmentFromEnum(argument('environment')) };
 }
 
@@ -150,7 +154,8 @@ export function useAuditLog({ log, trustProxy }: AuditLogOptions): Plugin<Gatewa
       const front = FRONT_AUTH.exec(url.pathname)?.[1];
       if (!entry && front) {
         // The drop-in front's own sign-in and sign-out: the upstream's answer names the account.
-        const uid = response.headers.get('uid') ?? undefined;
+        // A refused sign-in names the account it tried, as a refused login does (an e-mail only).
+        const uid = response.headers.get('uid') ?? (front === 'sign_in' ? asEmail(stateOf(request)?.signInEmail) : undefined);
         const production = url.pathname.startsWith('/production/') || request.headers.get('x-upstream-environment')?.trim().toLowerCase() === 'production';
         entry = {
           action: front === 'sign_in' ? 'front.sign-in' : 'front.sign-out',

@@ -81,6 +81,8 @@ export interface RequestState {
   operation?: string;
   /** The upstream user the request acted as, once known (for logs; never a credential). */
   uid?: string;
+  /** The e-mail a sign-in through the drop-in front tried (for the audit line of a refused one). */
+  signInEmail?: string;
   /** The executed operation and its root fields, found once (useSessionAuth) for every plugin after it. */
   executed?: { readonly operation: OperationDefinitionNode; readonly fields: readonly FieldNode[] };
   /** At least one upstream call got an HTTP answer. */

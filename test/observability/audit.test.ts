@@ -136,7 +136,7 @@ describe('the audit trail', () => {
   it('writes the drop-in front\'s sign-ins, failed and successful', async () => {
     const signIn = (password: string) => fetch(`${gateway.current.url}/v2/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: DEMO_ACCOUNT.email, password }) });
     const failed = await signIn(WRONG_PASSWORD);
-    expect(await auditOf(failed)).toEqual([expect.objectContaining({ action: 'front.sign-in', outcome: 'INVALID_CREDENTIALS', status: 401, actor: 'drop-in' })]);
+    expect(await auditOf(failed)).toEqual([expect.objectContaining({ action: 'front.sign-in', outcome: 'INVALID_CREDENTIALS', status: 401, actor: 'drop-in', uid: DEMO_ACCOUNT.email })]);
     const ok = await signIn(DEMO_ACCOUNT.password);
     expect(ok.status).toBe(200);
     for (const name of ['access-token', 'client']) secrets.add(ok.headers.get(name) ?? '');
