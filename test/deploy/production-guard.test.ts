@@ -4,33 +4,14 @@
  * variable, and the shipped deployment (the Dockerfile's environment plus compose's) passes the
  * guard, so `docker compose up` keeps starting.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../src/config';
+import { runToExit } from '../helpers/gateway';
 
 const ROOT = path.resolve(__dirname, '../..');
-
-/** Runs `src/main.ts` expecting a refusal; its exit code and output. */
-function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 /** The `ENV` of the Dockerfile's last (runtime) stage. */
 function dockerfileEnvironment(): Record<string, string> {

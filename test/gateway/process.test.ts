@@ -2,34 +2,14 @@
  * The gateway as a process: embedded defaults, configuration errors, the public schema, GraphiQL,
  * and a clean stop on SIGTERM.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildClientSchema, getIntrospectionQuery, printSchema, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, startGatewayProcess, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
+import { Browser, runToExit, startGatewayProcess, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-
-/** Runs the gateway expecting it to refuse to start; gives its exit code and output. */
-function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 describe('on embedded defaults (no upstream URL, no Redis URL)', () => {
   let gateway: GatewayProcess | undefined;

@@ -70,6 +70,25 @@ export async function startGatewayProcess(env: Record<string, string | undefined
   };
 }
 
+/** Runs `src/main.ts` with these variables (plus PORT=0) expecting it to refuse to start: its exit code and output. */
+export function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
 /** One gateway for the whole file, stopped after it. */
 export function useGateway(env: () => Record<string, string | undefined>): { readonly current: GatewayProcess; start(): Promise<GatewayProcess> } {
   let gateway: GatewayProcess | undefined;
