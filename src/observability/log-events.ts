@@ -41,6 +41,9 @@ export function createLogEvents(logger: Logger) {
     gatewayStarted(fields: { url: string; sessionStore: string; cacheStore: string; serviceAccounts: number; upstreams: Record<Environment, string>; embedded: boolean }) {
       logger.info({ event: 'gateway.started', ...fields }, 'gateway started');
     },
+    configWarning(fields: { variable: string; message: string }) {
+      logger.warn({ event: 'config.warning', ...fields }, 'configuration warning');
+    },
     gatewayStopping(signal: string) {
       logger.info({ event: 'gateway.stopping', signal }, 'gateway stopping');
     },
