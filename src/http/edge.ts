@@ -9,6 +9,8 @@
  *   gateway's handlers only ever set no-store).
  * - `Strict-Transport-Security` with COOKIE_SECURE: browsers come back over TLS only, so the
  *   session cookie never travels over plain HTTP to a network attacker.
+ * - `Vary: Origin`: the CORS headers (and the CSRF verdict) depend on the Origin, so a cache must
+ *   never hand one origin's answer to another.
  * - `X-Request-Id`: the client's own id only when the request came through a trusted proxy
  *   (TRUST_PROXY > 0) and the id is short and plain (it ends up in every log line of the request),
  *   else a random UUID; the same id is on every log line written for the request.
@@ -43,6 +45,7 @@ export function edge(options: EdgeOptions, next: (req: IncomingMessage, res: Ser
     const requestId = requestIdOf(req, options.trustProxy);
     res.setHeader('x-request-id', requestId);
     res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('vary', 'Origin');
     if (options.cookieSecure) res.setHeader('strict-transport-security', HSTS);
     if (identified(req)) res.setHeader('cache-control', 'no-store');
     runInRequest({ requestId }, () => next(req, res));

@@ -80,6 +80,8 @@ describe('CORS', () => {
     expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
     expect(allowed.headers.get('access-control-allow-headers')).toContain('x-csrf');
     const foreign = await preflight('https://evil.example.net');
+    // The answer depends on the Origin: caches must keep one per origin.
+    for (const answer of [allowed, foreign]) expect(answer.headers.get('vary')).toMatch(/\bOrigin\b/i);
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     expect(foreign.headers.get('access-control-allow-credentials')).toBeNull();
   });
@@ -94,6 +96,7 @@ describe('CORS', () => {
     const exposed = (answer.headers.get('access-control-expose-headers') ?? '').toLowerCase();
     expect(exposed).toContain('x-request-id');
     expect(exposed).toContain('retry-after');
+    expect(answer.headers.get('vary')).toMatch(/\bOrigin\b/i);
   });
 });
 
