@@ -63,14 +63,18 @@ export interface PassedThrough {
   readonly sent: Headers;
 }
 
-/** Passes a request (its headers, and its body as read by readBody) to the upstream and its answer back. */
-export async function passThrough(request: Request, body: ArrayBuffer | undefined, call: PassThroughCall): Promise<PassedThrough> {
+/**
+ * Passes a request (its headers, and its body as read by readBody, or one the front rebuilt with
+ * its `contentType`) to the upstream and its answer back.
+ */
+export async function passThrough(request: Request, body: ArrayBuffer | undefined, call: PassThroughCall, contentType?: string): Promise<PassedThrough> {
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = request.headers.get(name);
     // devise's own Authorization (base-64 JSON) only: never, say, a service account's API key.
     if (value !== null && (name !== 'authorization' || deviseAuthorization(value))) headers.set(name, value);
   }
+  if (contentType) headers.set('content-type', contentType);
   const { target } = call;
   const answer = await call.upstreamFetch(`${target.baseUrl}${call.path}`, { method: request.method, headers, ...(body ? { body } : {}) }, { environment: target.environment, operation: call.operation });
   const bytes = await answer.arrayBuffer();

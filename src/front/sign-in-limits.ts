@@ -18,22 +18,47 @@ const MESSAGES: Partial<Record<GatewayError['code'], string>> = {
   SESSION_STORE_UNAVAILABLE: 'Sign-in is unavailable. Try again later.',
 };
 
-/** The e-mail of a sign-in body (read whole by the front, within its limit), '' when none is found. */
-export function emailOf(body: ArrayBuffer | undefined, contentType: string | null): string {
-  if (!body) return '';
+export interface SignInParams {
+  readonly email: string;
+  readonly password: string;
+}
+
+/** devise's answer to a sign-in without usable credentials (the emulator's INVALID_LOGIN). */
+const INVALID_LOGIN = 'Invalid login credentials. Please try again.';
+
+/**
+ * The e-mail and password of a sign-in body, read as Rails reads them: the last of a repeated
+ * form field (JSON.parse keeps the last of a repeated key too), the media type without its
+ * parameters and whatever its case. undefined when either is missing or not a string.
+ *
+ * The front then sends the upstream a body it rebuilt from these two values, never the client's
+ * own: the e-mail the limits count is the one the upstream checks (a form with a decoy `email`
+ * first and the target's last was counted under the decoy while the upstream checked the target).
+ */
+export function signInParams(body: ArrayBuffer | undefined, contentType: string | null): SignInParams | undefined {
+  if (!body) return undefined;
+  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const text = Buffer.from(body).toString('utf8');
   let email: unknown;
-  if ((contentType ?? '').includes('application/x-www-form-urlencoded')) {
-    email = new URLSearchParams(text).get('email');
-  } else {
+  let password: unknown;
+  if (media === 'application/x-www-form-urlencoded') {
+    const params = new URLSearchParams(text);
+    email = params.getAll('email').at(-1);
+    password = params.getAll('password').at(-1);
+  } else if (media === 'application/json' || media.endsWith('+json')) {
     try {
       const parsed = JSON.parse(text) as unknown;
-      email = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).email : undefined;
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) ({ email, password } = parsed as Record<string, unknown>);
     } catch {
-      email = undefined;
+      // Not JSON: no credentials to read.
     }
   }
-  return typeof email === 'string' ? email : '';
+  return typeof email === 'string' && typeof password === 'string' ? { email, password } : undefined;
+}
+
+/** What devise answers a sign-in without an e-mail and password it can read; the upstream is not asked. */
+export function unreadableSignIn(): Response {
+  return jsonResponse(401, { success: false, errors: [INVALID_LOGIN] });
 }
 
 /** A devise-shaped refusal of the gateway's own. */

@@ -28,7 +28,7 @@ import { anonymousCounterKey } from '../protection/use-anonymous-limit';
 import type { GatewayRuntime } from '../runtime';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
-import { emailOf, signInWithinLimits } from './sign-in-limits';
+import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-limits';
 
 export { credentialHeadersOf } from './pass-through';
 
@@ -91,11 +91,14 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
    * the attempt can come first.
    */
   const signIn = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState): Promise<Response> => {
-    const body = await readBody(request, AUTH_BODY_LIMIT);
-    const attempt = { address: state.clientAddress ?? 'unknown', email: emailOf(body, request.headers.get('content-type')), environment: target.environment };
-    state.signInEmail = attempt.email;
+    const params = signInParams(await readBody(request, AUTH_BODY_LIMIT), request.headers.get('content-type'));
+    if (!params) return unreadableSignIn();
+    const attempt = { address: state.clientAddress ?? 'unknown', email: params.email, environment: target.environment };
+    state.signInEmail = params.email;
     return signInWithinLimits(runtime, attempt, async () => {
-      const { response } = await passThrough(request, body, call(target, route, 'signIn'));
+      // The body the limits read, and nothing else, goes upstream.
+      const rebuilt = new TextEncoder().encode(JSON.stringify(params)).buffer;
+      const { response } = await passThrough(request, rebuilt, call(target, route, 'signIn'), 'application/json');
       const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
       if (credential) {
         state.uid = credential.uid;

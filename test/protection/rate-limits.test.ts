@@ -8,6 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { takeUpstreamRequests } from '../helpers/cache';
 import { control, credentialFrom } from '../helpers/emulator';
 import { Browser, useGatewayReplicas } from '../helpers/gateway';
 
@@ -154,6 +155,31 @@ describe('login limits on login and the front alike', () => {
     expect(body.errors).toEqual([expect.any(String)]);
     expect(refused.text).not.toContain(email);
     expect(refused.text).not.toContain(address);
+  });
+
+  it('counts a form sign-in under the e-mail the upstream checks: a decoy e-mail before the target\'s buys no attempts (regression)', async () => {
+    const email = await newAccount();
+    const address = randomAddress();
+    const decoyed = (password: string, index: number) =>
+      fetch(`${gateways[index % 2]!.url}/v2/auth/sign_in`, {
+        method: 'POST',
+        headers: { 'content-type': 'Application/X-WWW-Form-Urlencoded', 'x-forwarded-for': address },
+        body: `email=${encodeURIComponent(`decoy-${randomInt(1e9)}@example.com`)}&email=${encodeURIComponent(email)}&password=${encodeURIComponent(password)}`,
+      });
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 4; attempt++) statuses.push((await decoyed('wrong-password-000000', attempt)).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    expect((await decoyed(PASSWORD, 0)).status).toBe(429);
+  });
+
+  it('answers a sign-in body without a readable e-mail and password as devise does, without asking the upstream', async () => {
+    await takeUpstreamRequests(sandbox.url);
+    for (const [type, body] of [['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na@b.c\r\n--x--'], ['application/json', '{"email": ["a@b.c"], "password": "x"}'], ['text/plain', 'email=a@b.c&password=x']]) {
+      const response = await fetch(`${gateways[0]!.url}/v2/auth/sign_in`, { method: 'POST', headers: { 'content-type': type ?? '', 'x-forwarded-for': randomAddress() }, body });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ success: false, errors: ['Invalid login credentials. Please try again.'] });
+    }
+    expect(await takeUpstreamRequests(sandbox.url)).toEqual([]);
   });
 
   it('counts sign-ins through the front and logins against the same counters', async () => {
