@@ -26,6 +26,14 @@ export interface BodyLimitOptions {
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
+ * Connections whose request was refused. Node's parser goes on reading while the refused body is
+ * drained, so a request the client sent behind it on the same connection would still arrive, and
+ * run after the client was told the connection closes (its socket already half-closed, so its
+ * address unknown to the limits and the audit trail): such a request ends the connection instead.
+ */
+const refusedSockets = new WeakSet<Socket>();
+
+/**
  * The body read here, in a form whatwg-node's normalizeNodeRequest takes as it is (`req.body`
  * with at least one own enumerable key, and a Blob): a Buffer would do too, but it runs
  * Object.keys over the body first, which lists every byte index (180 ms for 1 MiB).
@@ -38,6 +46,7 @@ function countedBody(chunks: Buffer[]): Blob {
 /** Answers 413, then drains what the client still sends (bounded) instead of resetting it. */
 function refuse(req: IncomingMessage, res: ServerResponse, maxBytes: number, lingerMs: number, lingerBytes: number): void {
   const socket = req.socket as Socket & { destroySoon?: () => void };
+  refusedSockets.add(socket);
   let drained = 0;
   const timer = setTimeout(() => socket.destroy(), lingerMs).unref();
   req.removeAllListeners('data');
@@ -65,6 +74,10 @@ function refuse(req: IncomingMessage, res: ServerResponse, maxBytes: number, lin
 
 export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 * 1024 }: BodyLimitOptions, next: Listener): Listener {
   return (req, res) => {
+    if (refusedSockets.has(req.socket)) {
+      req.socket.destroy();
+      return;
+    }
     const length = req.headers['content-length'];
     if (length !== undefined) {
       if (Number(length) <= maxBytes) return next(req, res);

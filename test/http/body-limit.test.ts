@@ -71,6 +71,20 @@ function firstLineForExpect(url: string, length: number): Promise<string> {
   });
 }
 
+/** Sends an over-limit body with a Content-Length and a second request right behind it on one connection. */
+function refusedThenPipelined(url: string, length: number): Promise<string> {
+  const { port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (data: string) => (answer += data));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(answer));
+    socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n\r\n${'x'.repeat(length)}`);
+    socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello');
+  });
+}
+
 describe('bodyLimit', () => {
   it('answers Expect: 100-continue with 413 at once for a declared body over the limit, 100 Continue within it', async () => {
     const url = await serve({ maxBytes: 1_000 });
@@ -102,6 +116,20 @@ describe('bodyLimit', () => {
     expect(result.answer).toContain('"PAYLOAD_TOO_LARGE"');
     expect(result.sent).toBeLessThan(1_000 + 200_000 + 16_384 * 64);
     expect(result.closedAfterMs).toBeLessThan(5_000);
+  });
+
+  it('never runs a request pipelined behind a refused body on the same connection (regression)', async () => {
+    let reached = 0;
+    const listener = bodyLimit({ maxBytes: 1_000 }, (_req, res) => {
+      reached++;
+      res.end('ran');
+    });
+    server = createServer(listener);
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const answer = await refusedThenPipelined(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 5_000);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).not.toContain('ran');
+    expect(reached).toBe(0);
   });
 
   it('answers 413 and closes after lingerMs when a refused client trickles on', async () => {
