@@ -11,6 +11,9 @@
  *   wait); if that is the right password, the login succeeds and clears everything.
  * - Every write sets a TTL: the key goes `windowMs` after the first attempt, or, once waits began,
  *   `windowMs` after the end of the last wait. Nothing here is permanent.
+ * - Addresses the account signed in from successfully are remembered (`learn`, `knows`): the
+ *   caller leaves them out of the back-off, or one attacker who takes the one attempt after each
+ *   wait (Retry-After tells when) keeps the owner out for as long as they keep guessing.
  */
 import type { Redis } from 'ioredis';
 import type { RateDecision } from './rate-limiter';
@@ -20,6 +23,10 @@ export interface AccountBackoffStore {
   attempt(key: string, max: number, windowMs: number, capMs: number): Promise<RateDecision>;
   /** A successful login: forgets the account's attempts and wait. */
   clear(key: string): Promise<void>;
+  /** Remembers `key` (an account and an address it signed in from) for `ttlMs`. */
+  learn(key: string, ttlMs: number): Promise<void>;
+  /** Whether `key` was learnt and has not expired. */
+  knows(key: string): Promise<boolean>;
 }
 
 interface BackoffState {
@@ -41,6 +48,9 @@ const refusal = (until: number, now: number): RateDecision => ({ allowed: false,
 
 export function createMemoryAccountBackoff(clock: () => number = Date.now): AccountBackoffStore {
   const states = new Map<string, BackoffState>();
+  /** Learnt keys and their end, bounded: the oldest learnt go first. */
+  const known = new Map<string, number>();
+  const MAX_KNOWN = 100_000;
   let lastSweep = 0;
   return {
     attempt(key, max, windowMs, capMs) {
@@ -58,6 +68,16 @@ export function createMemoryAccountBackoff(clock: () => number = Date.now): Acco
     clear(key) {
       states.delete(key);
       return Promise.resolve();
+    },
+    learn(key, ttlMs) {
+      known.delete(key);
+      known.set(key, clock() + ttlMs);
+      if (known.size > MAX_KNOWN) known.delete(known.keys().next().value ?? '');
+      return Promise.resolve();
+    },
+    knows(key) {
+      const end = known.get(key);
+      return Promise.resolve(end !== undefined && end > clock());
     },
   };
 }
@@ -110,6 +130,12 @@ export function createRedisAccountBackoff(redis: Redis, clock: () => number = Da
     },
     async clear(key) {
       await redis.del(stateKey(key));
+    },
+    async learn(key, ttlMs) {
+      await redis.set(stateKey(key), '1', 'PX', ttlMs);
+    },
+    async knows(key) {
+      return (await redis.exists(stateKey(key))) === 1;
     },
   };
 }

@@ -10,7 +10,10 @@
  * 3. per e-mail from any address (`login-account`, RATE_LIMIT_LOGIN_ACCOUNT): a guess spread over
  *    many addresses, with a doubling wait instead of a lock (account-backoff.ts). Last, so that
  *    an attempt refused by the limits of the attacker's own address never counts against the
- *    account's owner.
+ *    account's owner. Addresses (IPv6 /64s) the account signed in from successfully in the last
+ *    30 days are left out of it (OWASP's "device cookie" idea, by address): an attacker who takes
+ *    the one attempt admitted after each wait cannot keep the owner out from a known place, where
+ *    limits 1 and 2 still hold.
  *
  * Attempts are counted when admitted, before the upstream answers: counting the upstream's
  * refusals afterwards would let concurrent attempts (on several replicas) all pass the check
@@ -34,6 +37,8 @@ import { overLimit, type RateDecision, type RateLimitStore } from './rate-limite
 
 /** The longest wait the per-account limit imposes between attempts. */
 const ACCOUNT_WAIT_CAP_MS = 15 * 60_000;
+/** How long an address the account signed in from stays out of its back-off. */
+const KNOWN_ADDRESS_MS = 30 * 24 * 60 * 60_000;
 
 export interface LoginAttempt {
   /** The client's address (client-address.ts), grouped here. */
@@ -70,6 +75,7 @@ function keys(attempt: LoginAttempt) {
     address: `login-address:${digest(group)}`,
     email: `login-email:${digest(attempt.environment, group, email)}`,
     account: `login-account:${digest(attempt.environment, email)}`,
+    known: `login-known:${digest(attempt.environment, email, group)}`,
   };
 }
 
@@ -77,7 +83,13 @@ export function createLoginLimits({ counters, accounts, limits, health, log, met
   const checks = (key: ReturnType<typeof keys>): [string, () => Promise<RateDecision>][] => [
     ['login-address', () => counters.hit(key.address, limits.loginPerAddress.max, limits.loginPerAddress.windowMs)],
     ['login-email', () => counters.hit(key.email, limits.login.max, limits.login.windowMs)],
-    ['login-account', () => accounts.attempt(key.account, limits.loginPerAccount.max, limits.loginPerAccount.windowMs, ACCOUNT_WAIT_CAP_MS)],
+    [
+      'login-account',
+      async () =>
+        (await accounts.knows(key.known))
+          ? { allowed: true, retryAfterMs: 0 }
+          : accounts.attempt(key.account, limits.loginPerAccount.max, limits.loginPerAccount.windowMs, ACCOUNT_WAIT_CAP_MS),
+    ],
   ];
   return {
     async admit(attempt) {
@@ -97,7 +109,7 @@ export function createLoginLimits({ counters, accounts, limits, health, log, met
     async succeeded(attempt) {
       const key = keys(attempt);
       try {
-        await Promise.all([counters.reset(key.email, limits.login.windowMs), accounts.clear(key.account)]);
+        await Promise.all([counters.reset(key.email, limits.login.windowMs), accounts.clear(key.account), accounts.learn(key.known, KNOWN_ADDRESS_MS)]);
       } catch (error) {
         health.failed(error);
       }

@@ -115,6 +115,26 @@ for (const { name, open } of implementations) describe(`login limits on the ${na
     expect(await limits.admit(attempt(address(), mail))).toBeUndefined();
   });
 
+  it('keeps an address the account signed in from out of the back-off: an attacker taking every admitted attempt cannot lock its owner out (regression)', async () => {
+    const mail = email();
+    const home = address();
+    expect(await limits.admit(attempt(home, mail))).toBeUndefined();
+    await limits.succeeded(attempt(home, mail));
+    // The attacker spends the limit, then takes the one attempt admitted after each wait.
+    for (let failure = 0; failure < 10; failure++) expect(await limits.admit(attempt(address(), mail))).toBeUndefined();
+    for (let round = 0; round < 5; round++) {
+      const refused = await limits.admit(attempt(address(), mail));
+      expect(refused?.code).toBe('RATE_LIMITED');
+      // The owner, at home, is not refused by the account's back-off (the upstream then says no).
+      expect(await limits.admit(attempt(home, mail))).toBeUndefined();
+      now += Number(retryAfter(refused)) * 1000;
+      expect(await limits.admit(attempt(address(), mail))).toBeUndefined();
+    }
+    // At home the owner signs in, which clears the back-off for everyone.
+    await limits.succeeded(attempt(home, mail));
+    expect(await limits.admit(attempt(address(), mail))).toBeUndefined();
+  });
+
   it('forgets an account a window after its last wait: never a permanent lock', async () => {
     const mail = email();
     for (let failure = 0; failure < 11; failure++) {
