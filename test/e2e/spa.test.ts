@@ -4,7 +4,7 @@
  * port of the same site, the dev proxy (Host kept, and Host rewritten), and a foreign origin.
  * SPA_SCREENSHOTS=<dir> keeps the screenshots (docs/ holds the committed ones).
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -54,6 +54,7 @@ beforeAll(async () => {
 }, 40_000);
 afterAll(async () => {
   await Promise.all([browser?.close(), allowed?.close(), foreign?.close()]);
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** A fresh browser profile on `url`, collecting what the page logs as errors. */
