@@ -121,6 +121,11 @@ describe('the example frontend (examples/spa)', () => {
       }, pdfTab.url());
       expect(blob.type).toBe('application/pdf');
       expect(await pdfText(blob.base64)).toContain('SANDBOX');
+      if (process.env.SPA_SCREENSHOTS) {
+        // Chromium's PDF viewer paints the page a moment after the load event.
+        await pdfTab.waitForTimeout(2_000);
+        await screenshot(pdfTab, 'spa-pdf.png');
+      }
       await pdfTab.close();
 
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('#rows tr:first-child button:text("Download")')]);
@@ -158,6 +163,21 @@ describe('the example frontend (examples/spa)', () => {
       await expect.poll(() => message(page).textContent()).toBe('Your session has ended. Please log in again.');
       expect(await page.locator('#login').isVisible()).toBe(true);
       expect(await page.locator('#statements').isVisible()).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('logs the same person in and out three times in a row under a limit of two failed logins (successes are not counted)', async () => {
+    const { context, page } = await open(`${allowed!.origin}/`);
+    try {
+      for (let round = 1; round <= 3; round++) {
+        await logIn(page);
+        await expect.poll(() => page.locator('#uid').textContent()).toBe(DEMO_ACCOUNT.email);
+        await page.click('#logout');
+        await expect.poll(() => message(page).textContent()).toBe('You are logged out.');
+        await page.evaluate(() => (document.getElementById('message')!.textContent = ''));
+      }
     } finally {
       await context.close();
     }
