@@ -17,8 +17,8 @@ import { buildExample, generatedFiles, SPA_ROOT, startDevServer, typecheckExampl
 import { serveStatic, type StaticServer } from '../helpers/static-server';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = process.env.SPA_SCREENSHOTS ?? mkdtempSync(path.join(tmpdir(), 'spa-shots-'));
 const scratch = mkdtempSync(path.join(tmpdir(), 'spa-'));
+const SHOTS = process.env.SPA_SCREENSHOTS ?? path.join(scratch, 'screenshots');
 
 // The page's hosts start first: the gateway allows the first one's origin (same site: 127.0.0.1,
 // another port), never the foreign one's.
