@@ -37,7 +37,8 @@ const gateway = useGateway(() => ({
   UPSTREAM_PRODUCTION_URL: production.url,
   REDIS_URL: TEST_REDIS_URL,
   CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-  ALLOWED_ORIGINS: [allowed?.origin, ...restart.origins].join(','),
+  // The allowed page also under the name localhost: allowed, but another site than 127.0.0.1.
+  ALLOWED_ORIGINS: [allowed?.origin, allowed?.origin.replace('127.0.0.1', 'localhost'), ...restart.origins].join(','),
   // Two failed logins per address and e-mail in 2 s, so the RATE_LIMITED wait is short enough to watch.
   RATE_LIMIT_LOGIN: '2/2s',
 }));
@@ -163,6 +164,18 @@ describe('the example frontend (examples/spa)', () => {
       await expect.poll(() => message(page).textContent()).toBe('Your session has ended. Please log in again.');
       expect(await page.locator('#login').isVisible()).toBe(true);
       expect(await page.locator('#statements').isVisible()).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('cannot keep a session when the page is on localhost and the gateway on 127.0.0.1 (other sites: the SameSite=Strict cookie is not sent), and says so', async () => {
+    const { context, page } = await open(`${allowed!.origin.replace('127.0.0.1', 'localhost')}/`);
+    try {
+      const [login] = await Promise.all([page.waitForResponse((response) => response.url().endsWith('/graphql') && response.request().postData()?.includes('mutation Login') === true), logIn(page)]);
+      expect(login.status()).toBe(200);
+      await expect.poll(() => message(page).textContent()).toContain('Logged in, but the browser did not send the session cookie back.');
+      expect(await page.locator('#login').isVisible()).toBe(true);
     } finally {
       await context.close();
     }

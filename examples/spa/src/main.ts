@@ -16,6 +16,8 @@ const statements = $('statements');
 const message = $('message');
 const timer = countdown($('countdown'), () => void refreshSession());
 
+const NO_COOKIE = `Logged in, but the browser did not send the session cookie back. The page (${location.origin}) and the gateway must be on the same site: one host name, any port (localhost and 127.0.0.1 are different sites).`;
+
 interface SessionView {
   uid: string;
   environment: Environment;
@@ -136,8 +138,14 @@ loginForm.onsubmit = async (event) => {
     loginForm.reset();
     say('');
     showSession(login);
+  } catch (error) {
+    return handle(error);
+  }
+  try {
     await loadStatements();
   } catch (error) {
+    // Refused right after a successful login: the browser did not send the cookie back.
+    if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') return showLogin(NO_COOKIE);
     handle(error);
   }
 };
