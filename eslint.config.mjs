@@ -3,7 +3,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.mesh/', 'coverage/', 'bench/results/', '.scratch/'] },
+  // examples/spa/src/gql/ is GraphQL Code Generator's output (checked against the schema by test/e2e/spa.test.ts).
+  { ignores: ['node_modules/', '.mesh/', 'coverage/', 'bench/results/', '.scratch/', 'examples/spa/src/gql/', 'examples/spa/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,0 +1,58 @@
+/**
+ * The page's one way to the gateway: POST /graphql with the session cookie (`credentials:
+ * 'include'`, needed when the gateway is on another origin) and the X-CSRF header that the gateway
+ * requires from every cookie request and from `login`. A failure becomes a GatewayError carrying
+ * the contract's `extensions.code`, so the page acts on the code, never on the message text.
+ */
+import type { TypedDocumentString } from './gql/graphql';
+
+/** '' (same origin: the Vite dev proxy) or the gateway's origin, e.g. http://127.0.0.1:4000. */
+const gatewayUrl = import.meta.env.VITE_GATEWAY_URL ?? '';
+
+export class GatewayError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** For RATE_LIMITED: how long to wait before asking again. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}
+
+interface GraphqlAnswer<T> {
+  data?: T | null;
+  errors?: { message: string; extensions?: { code?: string; retryAfterSeconds?: number } }[];
+}
+
+export async function execute<TResult, TVariables>(
+  document: TypedDocumentString<TResult, TVariables>,
+  ...[variables]: TVariables extends Record<string, never> ? [] : [TVariables]
+): Promise<TResult> {
+  let response: Response;
+  try {
+    response = await fetch(`${gatewayUrl}/graphql`, {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'content-type': 'application/json', 'x-csrf': '1' },
+      body: JSON.stringify({ query: document.toString(), variables }),
+    });
+  } catch {
+    // A CORS refusal reaches the page as a network failure: the browser hides the gateway's answer.
+    throw new GatewayError('NETWORK_ERROR', `No answer from the gateway at ${gatewayUrl || location.origin}: it is down, or it refused this page's origin ${location.origin} (CORS: is it in ALLOWED_ORIGINS?).`);
+  }
+  let answer: GraphqlAnswer<TResult>;
+  try {
+    answer = (await response.json()) as GraphqlAnswer<TResult>;
+  } catch {
+    throw new GatewayError('BAD_RESPONSE', `The gateway answered HTTP ${response.status} without a GraphQL body.`);
+  }
+  const error = answer.errors?.[0];
+  if (error) {
+    const retryAfter = error.extensions?.retryAfterSeconds ?? (Number(response.headers.get('retry-after')) || undefined);
+    throw new GatewayError(error.extensions?.code ?? 'UNKNOWN', error.message, retryAfter);
+  }
+  if (!answer.data) throw new GatewayError('BAD_RESPONSE', `The gateway answered HTTP ${response.status} without data.`);
+  return answer.data;
+}

@@ -1,0 +1,56 @@
+/* eslint-disable */
+import * as types from './graphql';
+
+
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt }\n  }\n": typeof types.SessionDocument,
+    "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt }\n  }\n": typeof types.LoginDocument,
+    "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
+    "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n": typeof types.StatementsDocument,
+    "\n  query StatementPdf($otxId: String!) {\n    getStatements(otxIds: [$otxId]) {\n      errors\n      statements { nodes { otxId uploaderId pdf } }\n    }\n  }\n": typeof types.StatementPdfDocument,
+};
+const documents: Documents = {
+    "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt }\n  }\n": types.SessionDocument,
+    "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt }\n  }\n": types.LoginDocument,
+    "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
+    "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n": types.StatementsDocument,
+    "\n  query StatementPdf($otxId: String!) {\n    getStatements(otxIds: [$otxId]) {\n      errors\n      statements { nodes { otxId uploaderId pdf } }\n    }\n  }\n": types.StatementPdfDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt }\n  }\n"): typeof import('./graphql').SessionDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt }\n  }\n"): typeof import('./graphql').LoginDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Logout {\n    logout\n  }\n"): typeof import('./graphql').LogoutDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n"): typeof import('./graphql').StatementsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query StatementPdf($otxId: String!) {\n    getStatements(otxIds: [$otxId]) {\n      errors\n      statements { nodes { otxId uploaderId pdf } }\n    }\n  }\n"): typeof import('./graphql').StatementPdfDocument;
+
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}

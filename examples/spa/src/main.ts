@@ -1,0 +1,184 @@
+/**
+ * The example page: log in, follow the session's idle countdown, list statements, open or download
+ * their PDFs, log out. Errors are handled by their contract code (see `handle`).
+ */
+import './style.css';
+import { execute, GatewayError } from './client';
+import { countdown } from './countdown';
+import type { Environment } from './gql/graphql';
+import { LoginMutation, LogoutMutation, SessionQuery, StatementPdfQuery, StatementsQuery } from './operations';
+import { downloadPdf, openPdf } from './pdf';
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const loginForm = $<HTMLFormElement>('login');
+const sessionPanel = $('session-panel');
+const statements = $('statements');
+const message = $('message');
+const timer = countdown($('countdown'), () => void refreshSession());
+
+const NO_COOKIE = `Logged in, but the browser did not send the session cookie back. The page (${location.origin}) and the gateway must be on the same site: one host name, any port (localhost and 127.0.0.1 are different sites).`;
+
+interface SessionView {
+  uid: string;
+  environment: Environment;
+  idleExpiresAt: string;
+}
+
+function say(text: string, kind: 'info' | 'error' = 'error'): void {
+  message.textContent = text;
+  message.className = kind;
+  message.hidden = text === '';
+}
+
+function showLogin(text = ''): void {
+  timer.stop();
+  sessionPanel.hidden = true;
+  statements.hidden = true;
+  $('rows').replaceChildren();
+  loginForm.hidden = false;
+  say(text, 'info');
+}
+
+function showSession(session: SessionView): void {
+  loginForm.hidden = true;
+  sessionPanel.hidden = false;
+  statements.hidden = false;
+  $('uid').textContent = session.uid;
+  $('environment').textContent = session.environment.toLowerCase();
+  timer.reset(session.idleExpiresAt);
+}
+
+/** Waits out a RATE_LIMITED answer: every button stays disabled for the time the gateway named. */
+function waitOut(seconds: number): void {
+  const buttons = [...document.querySelectorAll('button')];
+  buttons.forEach((button) => (button.disabled = true));
+  const end = Date.now() + seconds * 1000;
+  const tick = () => {
+    const left = Math.ceil((end - Date.now()) / 1000);
+    if (left > 0) return say(`Too many requests: try again in ${left} s.`);
+    clearInterval(interval);
+    buttons.forEach((button) => (button.disabled = false));
+    say('');
+  };
+  const interval = setInterval(tick, 250);
+  tick();
+}
+
+/** What a page does with each error code of the gateway's contract. */
+function handle(error: unknown): void {
+  if (!(error instanceof GatewayError)) return say(String(error));
+  switch (error.code) {
+    case 'UNAUTHENTICATED': // no, expired or revoked session: log in again
+      return showLogin('Your session has ended. Please log in again.');
+    case 'INVALID_CREDENTIALS':
+      return say('Wrong e-mail or password.');
+    case 'RATE_LIMITED':
+      return waitOut(error.retryAfterSeconds ?? 1);
+    case 'CSRF_CHECK_FAILED': // a setup problem: the message says which check failed and why
+    default:
+      return say(`${error.code}: ${error.message}`);
+  }
+}
+
+/** Reads the session's new idle end (asking `session` counts as activity); null means it has ended. */
+async function refreshSession(): Promise<void> {
+  try {
+    const { session } = await execute(SessionQuery);
+    if (session) showSession(session);
+    else showLogin('Your session has ended. Please log in again.');
+  } catch (error) {
+    handle(error);
+  }
+}
+
+async function loadStatements(): Promise<void> {
+  const { getStatements } = await execute(StatementsQuery, { first: 50 });
+  if (getStatements?.errors.length) say(getStatements.errors.join(' '));
+  const rows = (getStatements?.statements?.nodes ?? []).map((statement) => {
+    const row = document.createElement('tr');
+    const recipient = [statement.recipientFirstName, statement.recipientLastName].filter(Boolean).join(' ');
+    for (const text of [statement.uploaderId, statement.formType, statement.taxYear, recipient, statement.statusDescription]) {
+      row.insertCell().textContent = String(text ?? '');
+    }
+    const actions = row.insertCell();
+    for (const [label, action] of [['Open PDF', 'open'], ['Download', 'download']] as const) {
+      const button = document.createElement('button');
+      button.textContent = label;
+      button.onclick = () => void pdf(statement.otxId ?? '', action);
+      actions.append(button);
+    }
+    return row;
+  });
+  $('rows').replaceChildren(...rows);
+  $('count').textContent = `${rows.length} statement${rows.length === 1 ? '' : 's'}`;
+}
+
+async function pdf(otxId: string, action: 'open' | 'download'): Promise<void> {
+  try {
+    const { getStatements } = await execute(StatementPdfQuery, { otxId });
+    const statement = getStatements?.statements?.nodes?.[0];
+    if (!statement?.pdf) return say('No PDF for this statement.');
+    if (action === 'open') openPdf(statement.pdf);
+    else downloadPdf(statement.pdf, `statement-${statement.uploaderId ?? otxId}.pdf`);
+    await refreshSession();
+  } catch (error) {
+    handle(error);
+  }
+}
+
+loginForm.onsubmit = async (event) => {
+  event.preventDefault();
+  const field = (name: string) => (loginForm.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement).value;
+  try {
+    const { login } = await execute(LoginMutation, {
+      email: field('email'),
+      password: field('password'),
+      environment: field('environment') as Environment,
+    });
+    loginForm.reset();
+    say('');
+    showSession(login);
+  } catch (error) {
+    return handle(error);
+  }
+  try {
+    await loadStatements();
+  } catch (error) {
+    // Refused right after a successful login: the browser did not send the cookie back.
+    if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') return showLogin(NO_COOKIE);
+    handle(error);
+  }
+};
+
+$('refresh').onclick = async () => {
+  try {
+    await loadStatements();
+    await refreshSession();
+  } catch (error) {
+    handle(error);
+  }
+};
+$('stay').onclick = () => void refreshSession();
+$('logout').onclick = async () => {
+  try {
+    await execute(LogoutMutation);
+    showLogin('You are logged out.');
+  } catch (error) {
+    handle(error);
+  }
+};
+
+/** A reload keeps the session (the cookie outlives the page): resume it, or ask to log in. */
+async function start(): Promise<void> {
+  try {
+    const { session } = await execute(SessionQuery);
+    if (!session) return showLogin();
+    showSession(session);
+    await loadStatements();
+  } catch (error) {
+    showLogin();
+    handle(error);
+  }
+}
+
+void start();

@@ -1,0 +1,292 @@
+/**
+ * The example frontend (examples/spa), built from its sources as its README says and driven in
+ * Debian's Chromium against the real gateway and emulators: the whole flow from a page on another
+ * port of the same site, the dev proxy (Host kept, and Host rewritten), and a foreign origin.
+ * SPA_SCREENSHOTS=<dir> keeps the screenshots (docs/ holds the committed ones).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser as Chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { control, DEMO_ACCOUNT, seed, useEmulator } from '../helpers/emulator';
+import { TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
+import { pdfText } from '../helpers/pdf-text';
+import { buildExample, generatedFiles, SPA_ROOT, startDevServer, typecheckExample, type DevServer } from '../helpers/spa-example';
+import { serveStatic, type StaticServer } from '../helpers/static-server';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const scratch = mkdtempSync(path.join(tmpdir(), 'spa-'));
+const SHOTS = process.env.SPA_SCREENSHOTS ?? path.join(scratch, 'screenshots');
+
+// The page's hosts start first: the gateway allows the first one's origin (same site: 127.0.0.1,
+// another port), never the foreign one's.
+let allowed: StaticServer | undefined;
+let foreign: StaticServer | undefined;
+beforeAll(async () => {
+  [allowed, foreign] = await Promise.all([serveStatic(), serveStatic()]);
+});
+const sandbox = useEmulator('sandbox');
+const production = useEmulator('production');
+/** Origins added to ALLOWED_ORIGINS, and the port kept, when a test restarts the gateway. */
+const restart: { origins: string[]; port?: string } = { origins: [] };
+const gateway = useGateway(() => ({
+  PORT: restart.port ?? '0',
+  UPSTREAM_SANDBOX_URL: sandbox.url,
+  UPSTREAM_PRODUCTION_URL: production.url,
+  REDIS_URL: TEST_REDIS_URL,
+  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+  // The allowed page also under the name localhost: allowed, but another site than 127.0.0.1.
+  ALLOWED_ORIGINS: [allowed?.origin, allowed?.origin.replace('127.0.0.1', 'localhost'), ...restart.origins].join(','),
+  // Two failed logins per address and e-mail in 2 s, so the RATE_LIMITED wait is short enough to watch.
+  RATE_LIMIT_LOGIN: '2/2s',
+}));
+let browser: Chromium | undefined;
+beforeAll(async () => {
+  const [started] = await Promise.all([
+    gateway.start(),
+    chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] }).then((launched) => (browser = launched)),
+  ]);
+  const dist = path.join(scratch, 'dist');
+  await buildExample({ gatewayUrl: started.url, outDir: dist, cacheDir: path.join(scratch, 'vite') });
+  allowed!.root = dist;
+  foreign!.root = dist;
+}, 40_000);
+afterAll(async () => {
+  await Promise.all([browser?.close(), allowed?.close(), foreign?.close()]);
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A fresh browser profile on `url`, collecting what the page logs as errors. */
+async function open(url: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser!.newContext({ viewport: { width: 1100, height: 640 } });
+  context.setDefaultTimeout(5_000);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(url);
+  await page.locator('#login').waitFor();
+  return { context, page, problems };
+}
+
+async function logIn(page: Page, email: string = DEMO_ACCOUNT.email, password: string = DEMO_ACCOUNT.password): Promise<void> {
+  await page.fill('input[name=email]', email);
+  await page.fill('input[name=password]', password);
+  await page.selectOption('select[name=environment]', 'SANDBOX');
+  await page.click('#login button[type=submit]');
+}
+
+const message = (page: Page) => page.locator('#message');
+const screenshot = async (page: Page, name: string) => {
+  mkdirSync(SHOTS, { recursive: true });
+  writeFileSync(path.join(SHOTS, name), await page.screenshot());
+};
+
+describe('the example frontend (examples/spa)', () => {
+  it('has its generated code up to date, with a persisted-documents manifest keyed by each document\'s SHA-256', async () => {
+    const files = await generatedFiles();
+    expect(files.map((file) => path.relative(SPA_ROOT, file.filename)).sort()).toEqual(['src/gql/gql.ts', 'src/gql/graphql.ts', 'src/gql/index.ts', 'src/gql/persisted-documents.json']);
+    for (const file of files) expect(readFileSync(file.filename, 'utf8'), `${file.filename}: run npx graphql-codegen --config examples/spa/codegen.ts`).toBe(file.content);
+    const manifest = JSON.parse(readFileSync(path.join(SPA_ROOT, 'src/gql/persisted-documents.json'), 'utf8')) as Record<string, string>;
+    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['Login', 'Logout', 'Session', 'StatementPdf', 'Statements']);
+    for (const [id, document] of Object.entries(manifest)) expect(id).toBe(createHash('sha256').update(document).digest('hex'));
+  });
+
+  it('typechecks under its own tsconfig (DOM, bundler resolution)', () => {
+    expect(typecheckExample()).toEqual([]);
+  });
+
+  it('logs in from another port of the same site, counts the session down, lists statements, opens and downloads a PDF, and logs out', async () => {
+    const statements = await seed(sandbox.url, DEMO_ACCOUNT.email, 'Fw2', 3, 'spa-');
+    const { context, page, problems } = await open(`${allowed!.origin}/`);
+    try {
+      await screenshot(page, 'spa-login.png');
+      await logIn(page);
+      await expect.poll(() => page.locator('#rows tr').count()).toBe(3);
+      expect(await page.locator('#uid').textContent()).toBe(DEMO_ACCOUNT.email);
+      expect(await page.locator('#login').isVisible()).toBe(false);
+      expect(await page.locator('#rows').textContent()).toContain(statements[0]!.uploaderId);
+      // The countdown runs from Session.idleExpiresAt: 30 minutes of idle time by default.
+      const idleEnd = Date.parse((await page.locator('#countdown').getAttribute('data-idle-expires-at')) ?? '');
+      expect(Math.abs(idleEnd - (Date.now() + 30 * 60_000))).toBeLessThan(10_000);
+      expect(await page.locator('#countdown').textContent()).toMatch(/^Session ends in (29:[0-5]\d|30:00) without activity$/);
+      await screenshot(page, 'spa-statements.png');
+
+      const [pdfTab] = await Promise.all([context.waitForEvent('page'), page.click('#rows tr:first-child button:text("Open PDF")')]);
+      expect(pdfTab.url()).toMatch(new RegExp(`^blob:${allowed!.origin}/`));
+      const blob = await page.evaluate(async (url: string) => {
+        const response = await fetch(url);
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        return { type: response.headers.get('content-type'), base64: btoa(Array.from(bytes, (byte) => String.fromCharCode(byte)).join('')) };
+      }, pdfTab.url());
+      expect(blob.type).toBe('application/pdf');
+      expect(await pdfText(blob.base64)).toContain('SANDBOX');
+      if (process.env.SPA_SCREENSHOTS) {
+        // Chromium's PDF viewer paints the page a moment after the load event.
+        await pdfTab.waitForTimeout(2_000);
+        await screenshot(pdfTab, 'spa-pdf.png');
+      }
+      await pdfTab.close();
+
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#rows tr:first-child button:text("Download")')]);
+      expect(download.suggestedFilename()).toBe(`statement-${statements[0]!.uploaderId}.pdf`);
+      expect(readFileSync(await download.path()).subarray(0, 5).toString()).toBe('%PDF-');
+
+      await page.click('#logout');
+      await expect.poll(() => message(page).textContent()).toBe('You are logged out.');
+      expect(await page.locator('#login').isVisible()).toBe(true);
+      expect(await context.cookies(gateway.current.url)).toEqual([]);
+      // Refused after: the page's own fetch, with whatever cookie the browser still has.
+      const after = await page.evaluate(async (url) => {
+        const response = await fetch(`${url}/graphql`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json', 'x-csrf': '1' }, body: JSON.stringify({ query: '{ getStatements { errors } }' }) });
+        return { status: response.status, body: (await response.json()) as { errors?: { extensions?: { code?: string } }[] } };
+      }, gateway.current.url);
+      expect(after.status).toBe(401);
+      expect(after.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('goes back to the login form on UNAUTHENTICATED when the session ends elsewhere', async () => {
+    const { context, page } = await open(`${allowed!.origin}/`);
+    try {
+      await logIn(page);
+      await page.locator('#session-panel').waitFor();
+      // Another tab of the same browser logs out: the session cookie is shared.
+      const other = await context.newPage();
+      await other.goto(`${allowed!.origin}/`);
+      await other.click('#logout');
+      await expect.poll(() => message(other).textContent()).toBe('You are logged out.');
+      await page.click('#refresh');
+      await expect.poll(() => message(page).textContent()).toBe('Your session has ended. Please log in again.');
+      expect(await page.locator('#login').isVisible()).toBe(true);
+      expect(await page.locator('#statements').isVisible()).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('cannot keep a session when the page is on localhost and the gateway on 127.0.0.1 (other sites: the SameSite=Strict cookie is not sent), and says so', async () => {
+    const { context, page } = await open(`${allowed!.origin.replace('127.0.0.1', 'localhost')}/`);
+    try {
+      const [login] = await Promise.all([page.waitForResponse((response) => response.url().endsWith('/graphql') && response.request().postData()?.includes('mutation Login') === true), logIn(page)]);
+      expect(login.status()).toBe(200);
+      await expect.poll(() => message(page).textContent()).toContain('Logged in, but the browser did not send the session cookie back.');
+      expect(await page.locator('#login').isVisible()).toBe(true);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('logs the same person in and out three times in a row under a limit of two failed logins (successes are not counted)', async () => {
+    const { context, page } = await open(`${allowed!.origin}/`);
+    try {
+      for (let round = 1; round <= 3; round++) {
+        await logIn(page);
+        await expect.poll(() => page.locator('#uid').textContent()).toBe(DEMO_ACCOUNT.email);
+        await page.click('#logout');
+        await expect.poll(() => message(page).textContent()).toBe('You are logged out.');
+        await page.evaluate(() => (document.getElementById('message')!.textContent = ''));
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows RATE_LIMITED and keeps the form disabled for extensions.retryAfterSeconds', async () => {
+    await control(sandbox.url, 'POST', '/__emulator/accounts', { email: 'limited@example.com', password: 'the-right-password-0123' });
+    const { context, page } = await open(`${allowed!.origin}/`);
+    try {
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        await logIn(page, 'limited@example.com', `wrong-password-${attempt}`);
+        await expect.poll(() => message(page).textContent()).toBe('Wrong e-mail or password.');
+        await page.evaluate(() => (document.getElementById('message')!.textContent = ''));
+      }
+      const [refusal] = await Promise.all([page.waitForResponse((response) => response.url().endsWith('/graphql') && response.status() === 429), logIn(page, 'limited@example.com', 'the-right-password-0123')]);
+      const refusedAt = Date.now();
+      const wait = ((await refusal.json()) as { errors: { extensions: { retryAfterSeconds: number } }[] }).errors[0]!.extensions.retryAfterSeconds;
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(4);
+      await expect.poll(() => message(page).textContent()).toBe(`Too many requests: try again in ${wait} s.`);
+      expect(await page.locator('#login button[type=submit]').isDisabled()).toBe(true);
+      await screenshot(page, 'spa-rate-limited.png');
+      await expect.poll(() => page.locator('#login button[type=submit]').isDisabled(), { timeout: (wait + 2) * 1000, interval: 100 }).toBe(false);
+      expect(Date.now() - refusedAt).toBeGreaterThan((wait - 1) * 1000);
+      await logIn(page, 'limited@example.com', 'the-right-password-0123');
+      await expect.poll(() => page.locator('#uid').textContent()).toBe('limited@example.com');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the example through a dev proxy, and from a foreign origin', () => {
+  const cacheDir = path.join(scratch, 'vite-dev');
+  let dev: DevServer | undefined;
+  afterEach(async () => {
+    await dev?.close();
+    dev = undefined;
+  });
+
+  it('works through Vite\'s dev server with the committed proxy (changeOrigin: false), no ALLOWED_ORIGINS entry needed', async () => {
+    // An extra local account, as the README shows: the emulator's control API.
+    await control(sandbox.url, 'POST', '/__emulator/accounts', { email: 'dev-proxy@example.com', password: 'dev-proxy-password-0123' });
+    await seed(sandbox.url, 'dev-proxy@example.com', 'F1099nec', 2);
+    dev = await startDevServer({ gatewayUrl: gateway.current.url, cacheDir });
+    expect(gateway.current.output()).not.toContain(dev.origin);
+    const { context, page, problems } = await open(`${dev.origin}/`);
+    try {
+      await logIn(page, 'dev-proxy@example.com', 'dev-proxy-password-0123');
+      await expect.poll(() => page.locator('#rows tr').count()).toBe(2);
+      // Same origin: the cookie belongs to the page's host and port, through the proxy.
+      expect((await context.cookies(dev.origin)).length).toBe(1);
+      await page.click('#logout');
+      await expect.poll(() => message(page).textContent()).toBe('You are logged out.');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('is refused with CSRF_CHECK_FAILED naming the page\'s origin when the dev proxy rewrites Host, and works once that origin is allowed', async () => {
+    dev = await startDevServer({ gatewayUrl: gateway.current.url, cacheDir, changeOrigin: true });
+    const refused = await open(`${dev.origin}/`);
+    try {
+      await logIn(refused.page);
+      await expect.poll(() => message(refused.page).textContent()).toContain('CSRF_CHECK_FAILED: Cross-site request refused: the origin');
+      expect(await message(refused.page).textContent()).toContain(`"${dev.origin}" is not allowed`);
+      await screenshot(refused.page, 'spa-csrf-refused.png');
+    } finally {
+      await refused.context.close();
+    }
+    // What the message tells the developer to do: add the page's origin to ALLOWED_ORIGINS.
+    restart.origins.push(dev.origin);
+    restart.port = new URL(gateway.current.url).port;
+    await gateway.start();
+    const { context, page } = await open(`${dev.origin}/`);
+    try {
+      await logIn(page);
+      await expect.poll(() => page.locator('#uid').textContent()).toBe(DEMO_ACCOUNT.email);
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+
+  it('cannot log in from a foreign origin: the browser\'s preflight is refused and no sign-in reaches the upstream', async () => {
+    await control(sandbox.url, 'DELETE', '/__emulator/requests');
+    const { context, page } = await open(`${foreign!.origin}/`);
+    try {
+      await logIn(page);
+      await expect.poll(() => message(page).textContent()).toMatch(/^NETWORK_ERROR: No answer from the gateway at http:\/\/127\.0\.0\.1:\d+: .*this page's origin http:\/\/127\.0\.0\.1:\d+ \(CORS/);
+      expect(await page.locator('#login').isVisible()).toBe(true);
+      expect((await context.cookies()).length).toBe(0);
+      const requests = await control<{ path: string }[]>(sandbox.url, 'GET', '/__emulator/requests');
+      expect(requests.body.map((request) => request.path)).not.toContain('/v2/auth/sign_in');
+    } finally {
+      await context.close();
+    }
+  });
+});
