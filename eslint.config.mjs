@@ -40,4 +40,14 @@ export default tseslint.config(
       globals: { window: 'readonly', document: 'readonly', location: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', setTimeout: 'readonly', Chart: 'readonly' },
     },
   },
+  {
+    // GraphiQL's bootstrap runs in the browser, as a classic script, before GraphiQL's bundle.
+    files: ['src/observability/graphiql/assets/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'script',
+      globals: { self: 'writable', document: 'readonly', URL: 'readonly', YogaGraphiQL: 'readonly' },
+    },
+  },
 );

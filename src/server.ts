@@ -189,8 +189,9 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
       if (origin === null || !config.allowedOrigins.includes(origin)) return false;
       return { origin: [origin], credentials: true, methods: ['GET', 'POST'], allowedHeaders: ['content-type', 'accept', 'x-csrf', 'x-request-id', 'traceparent', 'tracestate', 'baggage'], exposedHeaders: ['retry-after', 'x-request-id'], maxAge: 600 };
     },
-    // GraphiQL in development only, sending the X-CSRF header that cookie requests need.
-    graphiql: config.production ? false : { title: 'Statement gateway', headers: JSON.stringify({ 'X-CSRF': '1' }, null, 2), credentials: 'same-origin' },
+    // Yoga's GraphiQL loads from a CDN: the gateway serves its own, outside production
+    // (src/observability/graphiql, in the plugin list).
+    graphiql: false,
   });
 
   // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.

@@ -14,6 +14,7 @@ import { useRateLimits } from '../protection/use-rate-limits';
 import { useHealth } from '../observability/use-health';
 import { createOpsAccess } from '../observability/ops/access';
 import { useAuditLog } from '../observability/use-audit-log';
+import { useGraphiQLPage } from '../observability/graphiql/use-graphiql-page';
 import { useOpsPage } from '../observability/ops/use-ops-page';
 import { useGraphqlMetrics, useMetricsEndpoint } from '../observability/use-metrics';
 import type { GatewayRuntime } from '../runtime';
@@ -33,6 +34,9 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useMetricsEndpoint({ metrics: runtime.metrics, access: opsAccess }) as MeshPlugin<GatewayContext>,
     // The /ops page and its data.
     useOpsPage({ metrics: runtime.metrics, access: opsAccess, clock: runtime.clock }) as MeshPlugin<GatewayContext>,
+    // GraphiQL outside production, from the installed package (no CDN): the page at /graphql for
+    // browsers, its assets under /graphiql/; in production both are 404.
+    ...(runtime.config.production ? [] : [useGraphiQLPage({ title: 'Statement gateway', headers: { 'X-CSRF': '1' } }) as MeshPlugin<GatewayContext>]),
     // The standard GraphQL metrics (requests, phases, errors, HTTP durations) on the same registry.
     useGraphqlMetrics({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
     // The drop-in front ([/sandbox|/production]/v2/...): sign-in, sign-out and GraphQL without a

@@ -2,7 +2,9 @@
  * The HTTP surface in production mode: paths, methods, content types, CORS, introspection, the
  * codes of request and upstream errors, and the headers every answer carries.
  */
+import { createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useGraphiQLPage } from '../../src/observability/graphiql/use-graphiql-page';
 import { DEMO_ACCOUNT, signIn } from '../helpers/emulator';
 import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../helpers/gateway';
 
@@ -113,6 +115,14 @@ describe('introspection and GraphiQL in production', () => {
   it('does not serve GraphiQL', async () => {
     const response = await fetch(`${gateway.current.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(await response.text()).not.toContain('GraphiQL');
+  });
+
+  it('does not serve GraphiQL\'s assets either (404, as any unknown path)', async () => {
+    // The asset paths a development gateway links to, from the same plugin in process.
+    const page = await createYoga({ plugins: [useGraphiQLPage()], graphiql: false }).fetch('http://dev.test/graphql', { headers: { accept: 'text/html' } });
+    const assets = [...(await page.text()).matchAll(/(?:href|src)="(graphiql\/[^"]+)"/g)].map((match) => `/${match[1] ?? ''}`);
+    expect(assets).toHaveLength(3);
+    for (const asset of assets) expect((await fetch(`${gateway.current.url}${asset}`)).status, asset).toBe(404);
   });
 });
 

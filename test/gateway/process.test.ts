@@ -68,6 +68,9 @@ describe('on embedded defaults (no upstream URL, no Redis URL)', () => {
     const html = await response.text();
     expect(html).toContain('GraphiQL');
     expect(html).toContain('X-CSRF');
+    // Served by the gateway itself (test/observability/graphiql.test.ts renders it offline).
+    const foreign = [...html.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map(([url]) => url).filter((url) => new URL(url).origin !== new URL(gateway?.url ?? '').origin);
+    expect(foreign).toEqual([]);
   });
 
   it('stops cleanly on SIGTERM within a few seconds', async () => {
