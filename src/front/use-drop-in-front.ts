@@ -17,6 +17,7 @@
  * Every front request is logged (request.completed) by useSessionAuth's onResponse: the state
  * is begun here for the answers this plugin ends itself.
  */
+import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { credentialFromHeaders, type UpstreamCredential, type UpstreamTarget } from '../credentials/types';
 import { GatewayError, gatewayError } from '../errors';
@@ -28,6 +29,7 @@ import { anonymousCounterKey } from '../protection/use-anonymous-limit';
 import type { GatewayRuntime } from '../runtime';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
+import { passThroughRefusal } from './pass-through-limits';
 import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-limits';
 
 export { credentialHeadersOf } from './pass-through';
@@ -82,6 +84,8 @@ function errorResponse(error: unknown): Response {
 
 export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayContext> {
   const { upstreamFetch, front, clock } = runtime;
+  /** The schema being served, for the limits on passed-through GraphQL (its statements and pages). */
+  let schema: GraphQLSchema | undefined;
   const call = (target: UpstreamTarget, route: FrontRoute, operation: string): PassThroughCall =>
     ({ upstreamFetch, target, path: route.upstreamPath, operation });
 
@@ -130,6 +134,8 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
     const decision = await runtime.rateLimits.hit(anonymousCounterKey(state.clientAddress ?? 'unknown'), anonymous.max, anonymous.windowMs);
     if (!decision.allowed) throw overLimit(runtime, 'anonymous', decision);
     const body = await readBody(request, runtime.config.limits.maxBodyBytes);
+    const refused = passThroughRefusal(body, schema, runtime.config.limits.maxQueryBytes);
+    if (refused) throw refused;
     const { response } = await passThrough(request, body, call(target, route, 'graphql'));
     const answered = credentialHeadersOf(response.headers);
     // Only devise's headers for this uid and client say the upstream authenticated the credential
@@ -142,6 +148,10 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
   };
 
   return {
+    onSchemaChange({ schema: current }) {
+      schema = current as GraphQLSchema;
+    },
+
     async onRequest(payload) {
       const { request, url, serverContext } = payload;
       const route = frontRoute(url.pathname);

@@ -97,6 +97,24 @@ describe('the drop-in front over HTTP', () => {
     expect(JSON.stringify(front.headers)).not.toContain('bogus');
   });
 
+  it('holds GraphQL it passes through (a credential in the body) to the gateway\'s PDF limit: 30 full pages of PDFs are refused before the upstream (regression)', async () => {
+    const email = await newUser('body-credential');
+    expect((await control(sandbox.url, 'POST', '/__emulator/statements', { email, form: 'F1099nec', count: 2 })).status).toBe(201);
+    const credential = credentialOf(await raw(`${gateway.current.url}/v2/auth/sign_in`, 'POST', json, signInBody(email)));
+    const page = (alias: number) => `p${alias}: getStatements(first: 100) { statements { nodes { otxId pdf } } }`;
+    const ask = (count: number) => raw(`${gateway.current.url}/v2/graphql`, 'POST', json, JSON.stringify({ query: `{ ${Array.from({ length: count }, (_, index) => page(index)).join(' ')} }`, ...credential }));
+    await takeUpstreamRequests(sandbox.url);
+    const refused = await ask(30);
+    expect(refused.status).toBe(400);
+    expect((JSON.parse(refused.body) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(await takeUpstreamRequests(sandbox.url)).toEqual([]);
+    // Five pages are within the limit: passed through, answered by the upstream for the body's credential.
+    const allowed = await ask(5);
+    expect(allowed.status).toBe(200);
+    expect(allowed.body).toContain('"p4"');
+    expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.uid)).toEqual([email]);
+  });
+
   it('logs every front request with its path, status and uid, and never a token, client id or password', async () => {
     const email = await newUser('logs');
     const before = gateway.current.output().length;

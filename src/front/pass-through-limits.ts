@@ -1,0 +1,44 @@
+/**
+ * The gateway's answer-size limits on GraphQL the drop-in front passes through without running it
+ * (no credential in the headers, one the upstream has not accepted yet, or devise's credential in
+ * the body): the query-text and token limits and the PDFs per answer, the same caps as a request
+ * the gateway runs. Without them a body credential asked for 3,000 PDFs (24 MB held in memory per
+ * request) where the gateway's own path refuses over 500. A body the gateway cannot read is left
+ * to the upstream, which answers it as it would.
+ */
+import { GraphQLError, parse, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { gatewayError, type GatewayError } from '../errors';
+import { MAX_PDFS_PER_ANSWER, pdfsSelected } from '../protection/pdf-answer-limit';
+import { QUERY_LIMITS } from '../protection/use-query-limits';
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function passThroughRefusal(body: ArrayBuffer | undefined, schema: GraphQLSchema | undefined, maxQueryBytes: number): GatewayError | undefined {
+  if (!body || !schema) return undefined;
+  let params: unknown;
+  try {
+    params = JSON.parse(Buffer.from(body).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isObject(params) || typeof params.query !== 'string') return undefined;
+  if (Buffer.byteLength(params.query, 'utf8') > maxQueryBytes) {
+    return gatewayError('QUERY_TOO_COMPLEX', `The query text is longer than ${maxQueryBytes} bytes; pass bulk data in variables.`);
+  }
+  let document: DocumentNode;
+  try {
+    document = parse(params.query, { maxTokens: QUERY_LIMITS.tokens });
+  } catch (error) {
+    // graphql-js stops at the token limit with a syntax error of its own.
+    if (error instanceof GraphQLError && /tokens/.test(error.message)) return gatewayError('QUERY_TOO_COMPLEX', `Query too complex: more than ${QUERY_LIMITS.tokens} tokens.`);
+    return undefined;
+  }
+  let pdfs: number;
+  try {
+    pdfs = pdfsSelected(schema, document, typeof params.operationName === 'string' ? params.operationName : null, isObject(params.variables) ? params.variables : {}).pdfs;
+  } catch {
+    return undefined;
+  }
+  if (pdfs <= MAX_PDFS_PER_ANSWER) return undefined;
+  return gatewayError('QUERY_TOO_COMPLEX', `The query can answer with up to ${pdfs} PDFs; at most ${MAX_PDFS_PER_ANSWER} are allowed per request.`);
+}
