@@ -44,15 +44,16 @@
  * the run (BENCH_REDIS_URL overrides the URL: a loopback Redis, and a database other than 0 and 9,
  * which the tests use).
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon, { type AutocannonOptions, type AutocannonRequest, type Instance } from 'autocannon';
 import { Redis } from 'ioredis';
+import { ensureMesh } from './ensure-mesh';
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -678,11 +679,7 @@ function cacheRedis(): Redis {
 async function main(): Promise<void> {
   const started = performance.now();
   const startedAt = new Date();
-  if (!existsSync(path.join(ROOT, '.mesh', 'index.ts'))) {
-    console.error('bench: no .mesh/ yet, running mesh build');
-    const build = spawnSync(path.join(ROOT, 'node_modules/.bin/mesh'), ['build'], { cwd: ROOT, stdio: 'inherit', timeout: 120_000 });
-    if (build.status !== 0) throw new Error('mesh build failed');
-  }
+  await ensureMesh();
   const redis = cacheRedis();
   benchRedis = redis;
   await redis.connect();

@@ -1,0 +1,118 @@
+/**
+ * `npm start` from one checkout, several at once (replicas side by side): the Mesh build is made
+ * once, under a lock, and swapped in whole (scripts/ensure-mesh.ts), where three `mesh build`s in
+ * one `.mesh/` used to crash each other with `ENOENT rmdir .mesh`. The checkout is a copy in a
+ * temporary folder (code copied, node_modules linked) with no `.mesh/` yet, so the suite's own
+ * build is never touched while other files run gateways from it.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const COPIED = ['.meshrc.ts', 'sources', 'additional-resolvers', 'src', 'emulator', 'scripts/ensure-mesh.ts', 'package.json', 'package-lock.json', 'tsconfig.json'];
+
+interface Started {
+  readonly url: string;
+  readonly output: () => string;
+  readonly stop: () => Promise<void>;
+}
+
+/** `npm start` in `cwd`, as a process group (npm, sh, tsx, node) so that it stops whole. */
+async function npmStart(cwd: string): Promise<Started> {
+  const child = spawn('npm', ['start'], {
+    cwd,
+    detached: true,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'test' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    try {
+      process.kill(-(child.pid ?? 0), 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    await exited;
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not start in time:\n${output}`)), 40_000);
+    const check = () => {
+      const match = /"event":"gateway.started","url":"([^"]+)"/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited before starting:\n${output}`));
+    });
+  });
+  return { url, output: () => output, stop };
+}
+
+function ensure(cwd: string): string {
+  const run = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/ensure-mesh.ts'], { cwd, encoding: 'utf8', timeout: 60_000 });
+  expect(run.status, run.stderr).toBe(0);
+  return run.stderr;
+}
+
+describe('npm start, three at once from one checkout', () => {
+  let checkout = '';
+  const started: Started[] = [];
+  beforeAll(() => {
+    checkout = mkdtempSync(path.join(os.tmpdir(), 'sgw-checkout-'));
+    for (const entry of COPIED) {
+      mkdirSync(path.dirname(path.join(checkout, entry)), { recursive: true });
+      cpSync(path.join(ROOT, entry), path.join(checkout, entry), { recursive: true });
+    }
+    symlinkSync(realpathSync(path.join(ROOT, 'node_modules')), path.join(checkout, 'node_modules'));
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((gateway) => gateway.stop()));
+    if (checkout) rmSync(checkout, { recursive: true, force: true });
+  });
+
+  it('builds the Mesh artifacts once, and all three start and answer /healthcheck', async () => {
+    // Staggered by 0.7 s: with a plain `mesh build`, one start then empties `.mesh/` while another
+    // writes it (the crash seen side by side); started in the same instant they often get away with it.
+    const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)).then(() => npmStart(checkout));
+    const results = await Promise.allSettled([later(0), later(700), later(1_400)]);
+    for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
+    expect(results.map((result) => (result.status === 'rejected' ? String(result.reason) : 'started'))).toEqual(['started', 'started', 'started']);
+    for (const gateway of started) expect((await fetch(`${gateway.url}/healthcheck`)).status).toBe(200);
+    const builders = started.filter((gateway) => gateway.output().includes('ensure-mesh: building .mesh/'));
+    expect(builders).toHaveLength(1);
+    expect(readFileSync(path.join(checkout, '.mesh', '.inputs-sha256'), 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
+  }, 60_000);
+
+  it('leaves the build alone when its inputs are unchanged', () => {
+    const index = path.join(checkout, '.mesh', 'index.ts');
+    const before = statSync(index).mtimeMs;
+    expect(ensure(checkout)).toContain('ensure-mesh: .mesh/ is current (inputs unchanged)');
+    expect(statSync(index).mtimeMs).toBe(before);
+  });
+
+  it('rebuilds when a source changes, taking over the lock and clearing the farm of a build that was killed', () => {
+    const hashFile = path.join(checkout, '.mesh', '.inputs-sha256');
+    const before = readFileSync(hashFile, 'utf8');
+    const dead = spawnSync(process.execPath, ['-e', 'process.pid']).pid ?? 0;
+    mkdirSync(path.join(checkout, '.mesh-build', 'lock'), { recursive: true });
+    writeFileSync(path.join(checkout, '.mesh-build', 'lock', 'pid'), String(dead));
+    mkdirSync(path.join(checkout, '.mesh-build', 'farm-killed'));
+    appendFileSync(path.join(checkout, 'sources', 'statement-filing-service', 'schema.graphql'), '\n# changed\n');
+    const output = ensure(checkout);
+    expect(output).toContain('ensure-mesh: another process is building .mesh/, waiting');
+    expect(output).toContain('ensure-mesh: building .mesh/ (its inputs changed)');
+    expect(readFileSync(hashFile, 'utf8')).not.toBe(before);
+    expect(readdirSync(path.join(checkout, '.mesh-build'))).toEqual([]);
+  }, 30_000);
+});
