@@ -134,7 +134,7 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
     const decision = await runtime.rateLimits.hit(anonymousCounterKey(state.clientAddress ?? 'unknown'), anonymous.max, anonymous.windowMs);
     if (!decision.allowed) throw overLimit(runtime, 'anonymous', decision);
     const body = await readBody(request, runtime.config.limits.maxBodyBytes);
-    const refused = passThroughRefusal(body, schema, runtime.config.limits.maxQueryBytes);
+    const refused = passThroughRefusal(body, request.headers.get('content-type'), schema, runtime.config.limits.maxQueryBytes);
     if (refused) throw refused;
     const { response } = await passThrough(request, body, call(target, route, 'graphql'));
     const answered = credentialHeadersOf(response.headers);
