@@ -9,53 +9,29 @@
 import { GraphQLError, parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { gatewayError, type GatewayError } from '../errors';
 import { MAX_PDFS_PER_ANSWER, pdfsSelected } from '../protection/pdf-answer-limit';
-import { QUERY_LIMITS } from '../protection/use-query-limits';
+import { QUERY_LIMITS, queryTextRefusal } from '../protection/use-query-limits';
+import { bodyParams } from './body-params';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-type GraphqlParams = Record<string, unknown>;
-
-/**
- * The GraphQL parameters of a body, read by its media type as the upstream reads it (Rails, and the
- * emulator): JSON for a type naming json, a form for `application/x-www-form-urlencoded` (the last
- * of a repeated field; `variables` as its JSON text). Never "try JSON, then a form": a body that is
- * JSON text but sent as a form would be checked as one document and run as another. `multipart`
- * (which Rails also reads) is refused: the gateway does not read it. undefined: no parameters the
- * upstream would read either.
- */
-function graphqlParams(body: ArrayBuffer, contentType: string | null): GraphqlParams | 'unsupported' | undefined {
-  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  const text = Buffer.from(body).toString('utf8');
-  if (media.includes('json')) {
-    try {
-      const parsed = JSON.parse(text) as unknown;
-      return isObject(parsed) ? parsed : undefined;
-    } catch {
-      return undefined;
-    }
+/** `variables` as an object, or as its JSON text (a form's field); anything else counts as none. */
+function variablesOf(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'string') return isObject(value) ? value : {};
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    return isObject(parsed) ? parsed : {};
+  } catch {
+    return {};
   }
-  if (media === 'application/x-www-form-urlencoded') {
-    const form = new URLSearchParams(text);
-    const last = (name: string) => form.getAll(name).at(-1);
-    let variables: unknown = last('variables');
-    try {
-      variables = typeof variables === 'string' ? JSON.parse(variables) : variables;
-    } catch {
-      variables = undefined;
-    }
-    return { query: last('query'), operationName: last('operationName'), variables };
-  }
-  return media.startsWith('multipart/') ? 'unsupported' : undefined;
 }
 
 export function passThroughRefusal(body: ArrayBuffer | undefined, contentType: string | null, schema: GraphQLSchema | undefined, maxQueryBytes: number): GatewayError | undefined {
   if (!body || !schema) return undefined;
-  const params = graphqlParams(body, contentType);
+  const params = bodyParams(body, contentType);
   if (params === 'unsupported') return gatewayError('BAD_REQUEST', 'Send the GraphQL request as JSON (or a URL-encoded form).', { status: 415 });
   if (!params || typeof params.query !== 'string') return undefined;
-  if (Buffer.byteLength(params.query, 'utf8') > maxQueryBytes) {
-    return gatewayError('QUERY_TOO_COMPLEX', `The query text is longer than ${maxQueryBytes} bytes; pass bulk data in variables.`);
-  }
+  const tooLong = queryTextRefusal(params.query, maxQueryBytes);
+  if (tooLong) return tooLong;
   let document: DocumentNode;
   try {
     document = parse(params.query, { maxTokens: QUERY_LIMITS.tokens });
@@ -66,7 +42,7 @@ export function passThroughRefusal(body: ArrayBuffer | undefined, contentType: s
   }
   let pdfs: number;
   try {
-    pdfs = pdfsSelected(schema, document, typeof params.operationName === 'string' ? params.operationName : null, isObject(params.variables) ? params.variables : {}).pdfs;
+    pdfs = pdfsSelected(schema, document, typeof params.operationName === 'string' ? params.operationName : null, variablesOf(params.variables)).pdfs;
   } catch {
     return undefined;
   }

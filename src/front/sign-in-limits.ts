@@ -10,6 +10,7 @@
  */
 import type { GatewayError } from '../errors';
 import { jsonResponse } from '../http/json-response';
+import { bodyParams } from './body-params';
 import type { LoginAttempt } from '../protection/login-limits';
 import type { GatewayRuntime } from '../runtime';
 
@@ -27,32 +28,17 @@ export interface SignInParams {
 const INVALID_LOGIN = 'Invalid login credentials. Please try again.';
 
 /**
- * The e-mail and password of a sign-in body, read as Rails reads them: the last of a repeated
- * form field (JSON.parse keeps the last of a repeated key too), the media type without its
- * parameters and whatever its case. undefined when either is missing or not a string.
+ * The e-mail and password of a sign-in body (body-params.ts reads it as the upstream does);
+ * undefined when either is missing or not a string.
  *
  * The front then sends the upstream a body it rebuilt from these two values, never the client's
  * own: the e-mail the limits count is the one the upstream checks (a form with a decoy `email`
  * first and the target's last was counted under the decoy while the upstream checked the target).
  */
 export function signInParams(body: ArrayBuffer | undefined, contentType: string | null): SignInParams | undefined {
-  if (!body) return undefined;
-  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  const text = Buffer.from(body).toString('utf8');
-  let email: unknown;
-  let password: unknown;
-  if (media === 'application/x-www-form-urlencoded') {
-    const params = new URLSearchParams(text);
-    email = params.getAll('email').at(-1);
-    password = params.getAll('password').at(-1);
-  } else if (media === 'application/json' || media.endsWith('+json')) {
-    try {
-      const parsed = JSON.parse(text) as unknown;
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) ({ email, password } = parsed as Record<string, unknown>);
-    } catch {
-      // Not JSON: no credentials to read.
-    }
-  }
+  const params = bodyParams(body, contentType);
+  if (params === undefined || params === 'unsupported') return undefined;
+  const { email, password } = params;
   return typeof email === 'string' && typeof password === 'string' ? { email, password } : undefined;
 }
 

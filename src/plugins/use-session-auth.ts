@@ -1,8 +1,8 @@
 /**
  * Who a request acts as. Runs before execution (and, later, before any response cache): a cookie
  * request passes the CSRF/origin check, then its session is looked up in the store (one round
- * trip, which also extends the idle timeout). Only `confirmRegistration`, `login` and `session`
- * run without a session. A store outage fails closed with SESSION_STORE_UNAVAILABLE.
+ * trip, which also extends the idle timeout). Only `confirmRegistration`, `login`, `logout`
+ * (idempotent) and `session` run without a session. A store outage fails closed with SESSION_STORE_UNAVAILABLE.
  */
 import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';

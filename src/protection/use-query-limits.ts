@@ -20,7 +20,7 @@ import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../errors';
+import { gatewayError, type GatewayError } from '../errors';
 import { usePdfAnswerLimit } from './pdf-answer-limit';
 
 export const QUERY_LIMITS = {
@@ -49,16 +49,20 @@ export interface QueryLimitsOptions {
   readonly maxQueryBytes: number;
 }
 
+/** QUERY_TOO_COMPLEX for a query text over `maxBytes` (UTF-8), else undefined. */
+export function queryTextRefusal(query: string, maxBytes: number): GatewayError | undefined {
+  // At most 3 bytes per UTF-16 unit: most texts are decided without counting.
+  if (query.length * 3 <= maxBytes) return undefined;
+  if (query.length <= maxBytes && Buffer.byteLength(query, 'utf8') <= maxBytes) return undefined;
+  return gatewayError('QUERY_TOO_COMPLEX', `The query text is longer than ${maxBytes} bytes; pass bulk data in variables.`);
+}
+
 /** Refuses a query text over `maxBytes` before Yoga parses (or caches) it. */
 function useQueryTextLimit(maxBytes: number): Plugin {
   return {
     onParams({ params, setResult }) {
-      const query = params.query;
-      // At most 3 bytes per UTF-16 unit: most texts are decided without counting.
-      if (typeof query !== 'string' || query.length * 3 <= maxBytes) return;
-      if (query.length > maxBytes || Buffer.byteLength(query, 'utf8') > maxBytes) {
-        setResult({ errors: [gatewayError('QUERY_TOO_COMPLEX', `The query text is longer than ${maxBytes} bytes; pass bulk data in variables.`)] });
-      }
+      const refusal = typeof params.query === 'string' ? queryTextRefusal(params.query, maxBytes) : undefined;
+      if (refusal) setResult({ errors: [refusal] });
     },
   };
 }
