@@ -90,7 +90,7 @@ const config: YamlConfig.Config = {
     }
   `,
   additionalResolvers: ['./additional-resolvers/index.ts'],
-  additionalEnvelopPlugins: './src/plugins/mesh-entry.ts',
+  additionalEnvelopPlugins: './src/gateway/mesh-entry.ts',
   serve: {
     // GraphiQL is served by the gateway's own server in development (src/server), with X-CSRF.
     playground: false,

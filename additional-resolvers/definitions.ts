@@ -5,7 +5,7 @@
 import { getNamedType, isObjectType, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import type { DefinitionsPayload } from '../src/cache/definitions-cache';
 import { findGatewayError, gatewayError } from '../src/errors';
-import { trustedForCache, type GatewayContext } from '../src/plugins/context';
+import { trustedForCache, type GatewayContext } from '../src/gateway/context';
 
 interface DefinitionsSdk {
   readonly StatementFilingService: {

@@ -1,8 +1,9 @@
 /** `login`, `logout` and `session`: the gateway's own operations, beside the upstream's. */
-import type { Environment } from '../src/config';
+import type { Environment } from '../src/environment';
 import { credentialFromHeaders, type UpstreamCredential } from '../src/credentials/types';
 import { findGatewayError, gatewayError } from '../src/errors';
-import { environmentFromEnum, environmentToEnum, sessionOf, type GatewayContext } from '../src/plugins/context';
+import { sessionOf, type GatewayContext } from '../src/gateway/context';
+import { environmentFromEnum, environmentToEnum } from '../src/environment';
 import { clearSessionCookie, setSessionCookie } from '../src/session/cookie';
 import type { ActiveSession } from '../src/session/sessions';
 

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildSchema, printSchema } from 'graphql';
-import { publicSchema } from '../src/plugins/public-schema';
+import { publicSchema } from '../src/gateway/public-schema';
 
 const ROOT = join(__dirname, '..');
 const target = join(ROOT, 'schema', 'gateway.graphql');

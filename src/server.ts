@@ -12,11 +12,12 @@ import { getMesh } from '@graphql-mesh/runtime';
 import { createYoga, useSchema } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
 import type { Redis } from 'ioredis';
-import { ENVIRONMENTS, type Environment, type GatewayConfig } from './config';
+import { type GatewayConfig } from './config';
+import { ENVIRONMENTS, type Environment } from './environment';
 import { createServiceAccounts } from './credentials';
 import { createCredentialCipher } from './credentials/cipher';
-import { frontSchemaOf } from './front/front-schema';
-import { createVerifiedCredentials } from './front/verified-credentials';
+import { frontSchemaOf } from './drop-in/front-schema';
+import { createVerifiedCredentials } from './drop-in/verified-credentials';
 import { createParseCaches } from './protection/parse-caches';
 import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit } from './protection/rate-limiter';
 import { createMemoryAccountBackoff, createRedisAccountBackoff } from './protection/account-backoff';
@@ -34,9 +35,10 @@ import { createMemoryCacheStore } from './cache/memory-store';
 import { createRedisCacheStore } from './cache/redis-store';
 import type { CacheStore } from './cache/store';
 import { createRedisClient, waitForReady } from './redis';
-import { stateOf } from './plugins/context';
-import { publicSchema } from './plugins/public-schema';
-import { installRuntime, upstreamTarget, type GatewayRuntime } from './runtime';
+import { stateOf } from './gateway/context';
+import { publicSchema } from './gateway/public-schema';
+import { installRuntime, type GatewayRuntime } from './gateway/runtime';
+import { upstreamTarget } from './upstream/target';
 import { createMemorySessionStore } from './session/memory-store';
 import { createRedisSessionStore } from './session/redis-store';
 import { createSessionCache } from './session/session-cache';
@@ -166,8 +168,8 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const schema = publicSchema(mesh.schema);
   const frontSchema = frontSchemaOf(schema);
   const yoga = createYoga({
-    // Mesh's plugins (schema, execution, and ours from src/plugins), then the public schema; the
-    // drop-in front's requests get the upstream's schema (src/front/front-schema.ts).
+    // Mesh's plugins (schema, execution, and ours from src/gateway/plugins.ts), then the public schema; the
+    // drop-in front's requests get the upstream's schema (src/drop-in/front-schema.ts).
     plugins: [...mesh.plugins, useSchema(({ request }) => (stateOf(request)?.dropIn ? frontSchema : schema))],
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/__yoga_health',

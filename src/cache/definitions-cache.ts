@@ -12,7 +12,7 @@
  *   lock elects one caller and the others wait for its release message, then read its entry.
  */
 import { randomUUID } from 'node:crypto';
-import type { UpstreamTarget } from '../credentials/types';
+import type { UpstreamTarget } from '../upstream/target';
 import { findGatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';

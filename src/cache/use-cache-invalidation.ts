@@ -9,8 +9,8 @@
 import { getVariableValues, OperationTypeNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Plugin } from 'graphql-yoga';
-import { credentialOf, trustedForCache, type GatewayContext } from '../plugins/context';
-import type { GatewayRuntime } from '../runtime';
+import { credentialOf, trustedForCache, type GatewayContext } from '../gateway/context';
+import type { GatewayRuntime } from '../gateway/runtime';
 import { identityScope } from './scope';
 import { cacheKeys, type GroupSelection } from './store';
 

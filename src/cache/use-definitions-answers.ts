@@ -12,8 +12,8 @@
 import { OperationTypeNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { trustedForCache, type GatewayContext } from '../plugins/context';
-import type { GatewayRuntime } from '../runtime';
+import { trustedForCache, type GatewayContext } from '../gateway/context';
+import type { GatewayRuntime } from '../gateway/runtime';
 import type { DefinitionsPayload } from './definitions-cache';
 
 interface Answer {

@@ -7,8 +7,8 @@
  */
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
 import { GatewayError, gatewayError } from '../errors';
-import { credentialOf, isGatewayContext, type GatewayContext } from '../plugins/context';
-import type { GatewayRuntime } from '../runtime';
+import { credentialOf, isGatewayContext, type GatewayContext } from '../gateway/context';
+import type { GatewayRuntime } from '../gateway/runtime';
 import { fillPdfs, markedStatements, pdfFetchDocument, type PdfRewrite } from './pdf-documents';
 import { identityScope } from './scope';
 import { cacheKeys, type GroupEntry } from './store';

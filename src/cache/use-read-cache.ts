@@ -12,8 +12,8 @@ import { createHash } from 'node:crypto';
 import { useResponseCache, type Cache } from '@envelop/response-cache';
 import { OperationTypeNode, visit, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { credentialOf, trustedForCache, type GatewayContext } from '../plugins/context';
-import type { GatewayRuntime } from '../runtime';
+import { credentialOf, trustedForCache, type GatewayContext } from '../gateway/context';
+import type { GatewayRuntime } from '../gateway/runtime';
 import { identityScope } from './scope';
 import { cacheKeys, UNKNOWN_GENERATION } from './store';
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, upstreamUrl, url } from './fields';
 import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
+import type { Environment } from '../environment';
 
 export type { ServiceAccountConfig } from './service-accounts';
 
@@ -101,8 +102,6 @@ function productionProblems(env: { NODE_ENV: string; UPSTREAM_SANDBOX_URL?: stri
 /** Every variable the gateway reads (the service-account password variables aside). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.innerType().shape);
 
-export type Environment = 'sandbox' | 'production';
-export const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'production'];
 
 export interface GatewayConfig {
   readonly port: number;

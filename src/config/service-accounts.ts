@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { Environment } from './index';
+import type { Environment } from '../environment';
 
 export interface ServiceAccountConfig {
   /** Bounded and safe for logs, metrics and Redis keys. */

@@ -10,7 +10,7 @@
  * until those keys are dropped (CREDENTIAL_KEY_PREVIOUS).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Environment } from '../config';
+import type { Environment } from '../environment';
 import type { UpstreamCredential } from './types';
 
 /**

@@ -1,16 +1,17 @@
 /** Non-browser identities: service accounts (API keys) and their shared upstream credentials. */
 import type { Redis } from 'ioredis';
 import type { CacheStore } from '../cache/store';
-import type { Environment, GatewayConfig } from '../config';
+import type { GatewayConfig } from '../config';
+import type { Environment } from '../environment';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
 import type { UpstreamFetch } from '../upstream/fetch';
-import { signInUpstream } from '../upstream/sign-in';
+import { signInUpstream } from './sign-in';
 import { createMemoryAccountStore, createRedisAccountStore } from './account-store';
 import type { CredentialCipher } from './cipher';
 import { apiKeyVerifier, ServiceAccountCredentials, type ServiceAccount } from './service-accounts';
-import type { UpstreamTarget } from './types';
+import type { UpstreamTarget } from '../upstream/target';
 
 export interface ServiceAccounts {
   /** The account an API key names, or undefined (constant time in the key). */

@@ -1,4 +1,3 @@
-import type { Environment } from '../config';
 
 /** The devise_token_auth credential: the three headers every authenticated upstream call carries. */
 export interface UpstreamCredential {
@@ -52,13 +51,3 @@ export function credentialFromHeaders(get: (name: string) => string | null | und
   return { accessToken, client, uid, ...(Number.isFinite(expiry) && expiry > 0 ? { expiry } : {}) };
 }
 
-export interface UpstreamTarget {
-  readonly environment: Environment;
-  readonly baseUrl: string;
-  readonly graphqlUrl: string;
-  /**
-   * Names this upstream in cache keys: the environment and a hash of its base URL, so gateways
-   * pointed at different upstreams never share entries through one cache store.
-   */
-  readonly cacheNamespace: string;
-}

@@ -3,7 +3,7 @@
  * the fields they may log are fixed here, and the logger redacts secrets besides.
  */
 import type { Logger } from 'pino';
-import type { Environment } from '../config';
+import type { Environment } from '../environment';
 
 export type SessionRejection = 'missing' | 'expired' | 'malformed' | 'upstream-refused';
 

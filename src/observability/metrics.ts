@@ -3,7 +3,7 @@
  * Label values come from bounded sets only: cache names, results, schema operation names.
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { Environment } from '../config';
+import type { Environment } from '../environment';
 
 export type CacheName = 'definitions' | 'statements' | 'pdf';
 export type CacheResult = 'hit' | 'miss' | 'stale';

@@ -14,8 +14,9 @@
 import { createHash } from 'node:crypto';
 import { OperationTypeNode, valueFromASTUntyped, type FieldNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { GatewayContext, RequestIdentity } from '../plugins/context';
-import { environmentFromEnum, stateOf } from '../plugins/context';
+import type { GatewayContext, RequestIdentity } from '../gateway/context';
+import { stateOf } from '../gateway/context';
+import { environmentFromEnum } from '../environment';
 import { clientAddress } from '../protection/client-address';
 import { sessionKey } from '../session/sessions';
 import type { AuditFields, LogEvents } from './log-events';

@@ -3,9 +3,9 @@
  * upstreams answer within a short timeout, else 503 naming what failed (never a URL or a secret).
  */
 import type { Plugin } from 'graphql-yoga';
-import { ENVIRONMENTS } from '../config';
+import { ENVIRONMENTS } from '../environment';
 import { jsonResponse } from '../http/json-response';
-import type { GatewayRuntime } from '../runtime';
+import type { GatewayRuntime } from '../gateway/runtime';
 
 export interface HealthOptions {
   readonly runtime: GatewayRuntime;

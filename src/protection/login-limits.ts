@@ -26,7 +26,8 @@
  * never an address or e-mail.
  */
 import { createHash } from 'node:crypto';
-import type { Environment, LimitsConfig } from '../config';
+import type { LimitsConfig } from '../config';
+import type { Environment } from '../environment';
 import { gatewayError, type GatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';

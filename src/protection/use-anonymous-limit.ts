@@ -18,8 +18,8 @@ import { createHash } from 'node:crypto';
 import { Store, useRateLimiter, type Identity } from '@envelop/rate-limiter';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimit } from '../config';
-import type { GatewayContext } from '../plugins/context';
-import type { GatewayRuntime } from '../runtime';
+import type { GatewayContext } from '../gateway/context';
+import type { GatewayRuntime } from '../gateway/runtime';
 import { addressGroup } from './client-address';
 import { overLimit, type RateLimitStore } from './rate-limiter';
 

@@ -10,8 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import type { GatewayContext, RequestIdentity } from '../plugins/context';
-import type { GatewayRuntime } from '../runtime';
+import type { GatewayContext, RequestIdentity } from '../gateway/context';
+import type { GatewayRuntime } from '../gateway/runtime';
 import { overLimit } from './rate-limiter';
 
 export interface RateLimitsOptions {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Environment } from '../config';
+import type { Environment } from '../environment';
 import type { SessionStore, TouchResult } from './store';
 
 // A session is one hash. Touch reads it and moves its expiry in one round trip and atomically:

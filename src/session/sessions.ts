@@ -3,7 +3,7 @@
  * a hash of that id. A stolen store dump yields neither a usable cookie nor a usable token.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Environment } from '../config';
+import type { Environment } from '../environment';
 import type { CredentialCipher } from '../credentials/cipher';
 import type { UpstreamCredential } from '../credentials/types';
 import type { SessionCache } from './session-cache';

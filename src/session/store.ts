@@ -1,4 +1,4 @@
-import type { Environment } from '../config';
+import type { Environment } from '../environment';
 
 /** What the gateway keeps per browser session. `credential` is sealed (see credentials/cipher). */
 export interface SessionRecord {

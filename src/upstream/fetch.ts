@@ -15,7 +15,7 @@ import { setMaxListeners } from 'node:events';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib';
 import { request } from 'undici';
-import type { Environment } from '../config';
+import type { Environment } from '../environment';
 import { gatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics, UpstreamOutcome } from '../observability/metrics';

@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { identityScope } from '../../src/cache/scope';
-import { upstreamTarget } from '../../src/runtime';
-import { signedInUser, takeUpstreamRequests, type TestUser } from '../helpers/cache';
-import { scrape } from '../helpers/metrics';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators } from '../helpers/gateway';
+import { upstreamTarget } from '../../src/upstream/target';
+import { signedInUser, takeUpstreamRequests, type TestUser } from '../support/cache';
+import { scrape } from '../support/metrics';
+import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators } from '../support/gateway';
 
 const { sandbox, production, gateway } = useGatewayOnEmulators();
 const redis = new Redis(TEST_REDIS_URL);

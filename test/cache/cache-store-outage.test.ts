@@ -5,12 +5,12 @@
  * store was hung is not hidden by a stale entry afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countOperation, signedInUser, takeUpstreamRequests } from '../helpers/cache';
-import { useEmulator } from '../helpers/emulator';
-import { TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
-import { ownRedis, type OwnRedis } from '../helpers/redis-server';
-import { timed } from '../helpers/timing';
-import { UPDATE_NEC } from '../helpers/statements';
+import { countOperation, signedInUser, takeUpstreamRequests } from '../support/cache';
+import { useEmulator } from '../support/emulator';
+import { TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../support/gateway';
+import { ownRedis, type OwnRedis } from '../support/redis-server';
+import { timed } from '../support/timing';
+import { UPDATE_NEC } from '../support/statements';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');

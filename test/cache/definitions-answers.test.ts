@@ -4,9 +4,9 @@
  * session rate limit) still comes first; counted as definitions hits; only while the payload is fresh.
  */
 import { describe, expect, it } from 'vitest';
-import { signedInUser } from '../helpers/cache';
-import { Browser, useGatewayOnEmulators } from '../helpers/gateway';
-import { scrape } from '../helpers/metrics';
+import { signedInUser } from '../support/cache';
+import { Browser, useGatewayOnEmulators } from '../support/gateway';
+import { scrape } from '../support/metrics';
 
 const { sandbox, gateway } = useGatewayOnEmulators({ RATE_LIMIT_SESSION: '30/1m', CACHE_DEFINITIONS_FRESH: '3s' });
 

@@ -5,9 +5,9 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { countOperation, signedInUser, takeUpstreamRequests } from '../helpers/cache';
-import { control, useEmulator } from '../helpers/emulator';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
+import { countOperation, signedInUser, takeUpstreamRequests } from '../support/cache';
+import { control, useEmulator } from '../support/emulator';
+import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');

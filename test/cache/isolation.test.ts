@@ -6,9 +6,9 @@
  * ISOLATION_TRIALS sets the number of reads (300 by default; 10,000 passes too).
  */
 import { describe, expect, it } from 'vitest';
-import { signedInUser, type TestUser } from '../helpers/cache';
-import { graphql, seed as seedStatements, signIn } from '../helpers/emulator';
-import { Browser, useGatewayOnEmulators } from '../helpers/gateway';
+import { signedInUser, type TestUser } from '../support/cache';
+import { graphql, seed as seedStatements, signIn } from '../support/emulator';
+import { Browser, useGatewayOnEmulators } from '../support/gateway';
 
 const TRIALS = Number(process.env.ISOLATION_TRIALS ?? 300);
 // Thousands of reads a minute on three sessions: far past RATE_LIMIT_SESSION's default, not its subject.

@@ -3,9 +3,9 @@
  * statements (access is re-checked) but only for the PDFs the cache does not hold.
  */
 import { describe, expect, it } from 'vitest';
-import { signedInUser, takeUpstreamRequests } from '../helpers/cache';
-import { graphql, signIn } from '../helpers/emulator';
-import { startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayBehindRecordingProxy } from '../helpers/gateway';
+import { signedInUser, takeUpstreamRequests } from '../support/cache';
+import { graphql, signIn } from '../support/emulator';
+import { startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayBehindRecordingProxy } from '../support/gateway';
 
 const setup = useGatewayBehindRecordingProxy();
 const { sandbox, production, gateway } = setup;

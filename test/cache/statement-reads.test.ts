@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cleanResult } from '../../src/cache/use-read-cache';
-import { countOperation, signedInUser, takeUpstreamRequests } from '../helpers/cache';
-import { control } from '../helpers/emulator';
-import { useGatewayOnEmulators } from '../helpers/gateway';
-import { pdfText } from '../helpers/pdf-text';
-import { ADD_NEC, FINALIZE, SUBMIT, UPDATE_NEC, VALID_CARD, VALID_NEC } from '../helpers/statements';
+import { countOperation, signedInUser, takeUpstreamRequests } from '../support/cache';
+import { control } from '../support/emulator';
+import { useGatewayOnEmulators } from '../support/gateway';
+import { pdfText } from '../support/pdf-text';
+import { ADD_NEC, FINALIZE, SUBMIT, UPDATE_NEC, VALID_CARD, VALID_NEC } from '../support/statements';
 
 const { sandbox, production, gateway } = useGatewayOnEmulators();
 

@@ -4,11 +4,11 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { takeUpstreamRequests } from '../helpers/cache';
-import { control } from '../helpers/emulator';
-import { useGatewayOnOwnRedis } from '../helpers/gateway';
-import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../helpers/service-accounts';
-import { timed } from '../helpers/timing';
+import { takeUpstreamRequests } from '../support/cache';
+import { control } from '../support/emulator';
+import { useGatewayOnOwnRedis } from '../support/gateway';
+import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../support/service-accounts';
+import { timed } from '../support/timing';
 
 const before = testServiceAccount('before-outage');
 const during = testServiceAccount('during-outage');

@@ -5,10 +5,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator';
-import { takeUpstreamRequests, type UpstreamRequest } from '../helpers/cache';
-import { control, seed, signInRaw } from '../helpers/emulator';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
-import { callWithKey, serviceAccountsEnv, testServiceAccount, type TestServiceAccount } from '../helpers/service-accounts';
+import { takeUpstreamRequests, type UpstreamRequest } from '../support/cache';
+import { control, seed, signInRaw } from '../support/emulator';
+import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { callWithKey, serviceAccountsEnv, testServiceAccount, type TestServiceAccount } from '../support/service-accounts';
 
 const GREETING = '{ secretGreeting { response } }';
 const STATEMENTS = 'query($ids: [String!]) { getStatements(otxIds: $ids) { statements { nodes { otxId uploaderId } } } }';

@@ -11,9 +11,9 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { CONFIG_VARIABLES } from '../../src/config';
-import { signedInUser } from '../helpers/cache';
-import { useGatewayOnEmulators } from '../helpers/gateway';
-import { scrape, type Scrape } from '../helpers/metrics';
+import { signedInUser } from '../support/cache';
+import { useGatewayOnEmulators } from '../support/gateway';
+import { scrape, type Scrape } from '../support/metrics';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DEPLOY = path.join(ROOT, 'deploy');

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../src/config';
-import { runToExit } from '../helpers/gateway';
+import { runToExit } from '../support/gateway';
 
 const ROOT = path.resolve(__dirname, '../..');
 

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser as Chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { control, DEMO_ACCOUNT, seed, useEmulator } from '../helpers/emulator';
-import { TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
-import { pdfText } from '../helpers/pdf-text';
-import { buildExample, generatedFiles, SPA_ROOT, startDevServer, typecheckExample, type DevServer } from '../helpers/spa-example';
-import { serveStatic, type StaticServer } from '../helpers/static-server';
+import { control, DEMO_ACCOUNT, seed, useEmulator } from '../support/emulator';
+import { TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../support/gateway';
+import { pdfText } from '../support/pdf-text';
+import { buildExample, generatedFiles, SPA_ROOT, startDevServer, typecheckExample, type DevServer } from '../support/spa-example';
+import { serveStatic, type StaticServer } from '../support/static-server';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const scratch = mkdtempSync(path.join(tmpdir(), 'spa-'));

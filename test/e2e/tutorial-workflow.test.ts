@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../emulator';
-import { graphql, signIn, useEmulator } from '../helpers/emulator';
-import { pdfText } from '../helpers/pdf-text';
+import { graphql, signIn, useEmulator } from '../support/emulator';
+import { pdfText } from '../support/pdf-text';
 
 const SAMPLES = join(__dirname, '..', '..', '..', 'shared', 'upstream', 'samples');
 const sample = (name: string): unknown => JSON.parse(readFileSync(join(SAMPLES, name), 'utf8'));

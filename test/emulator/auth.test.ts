@@ -4,7 +4,7 @@ import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import {
   DEMO_ACCOUNT, control, credentialFrom, graphql, signIn, signInRaw, useEmulator, type Credential,
-} from '../helpers/emulator';
+} from '../support/emulator';
 
 const ctx = useEmulator('sandbox');
 const GREETING = '{ secretGreeting { response errors } }';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FORMS } from '../../sources/statement-filing-service/catalogue';
-import { DEMO_ACCOUNT, control, graphql, signIn, signInRaw, useEmulator } from '../helpers/emulator';
+import { DEMO_ACCOUNT, control, graphql, signIn, signInRaw, useEmulator } from '../support/emulator';
 
 const ctx = useEmulator('sandbox');
 const GREETING = '{ secretGreeting { response } }';

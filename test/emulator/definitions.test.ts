@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DATA_TYPES } from '../../sources/statement-filing-service/catalogue';
-import { DEMO_ACCOUNT, graphql, seed, signIn, useEmulator } from '../helpers/emulator';
-import { pdfText } from '../helpers/pdf-text';
+import { DEMO_ACCOUNT, graphql, seed, signIn, useEmulator } from '../support/emulator';
+import { pdfText } from '../support/pdf-text';
 
 const sandbox = useEmulator('sandbox');
 

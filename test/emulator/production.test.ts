@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { graphql, signIn, useEmulator, type Credential } from '../helpers/emulator';
-import { pdfText } from '../helpers/pdf-text';
-import { ADD_NEC, FINALIZE, STATUS, SUBMIT, VALID_CARD, VALID_NEC } from '../helpers/statements';
+import { graphql, signIn, useEmulator, type Credential } from '../support/emulator';
+import { pdfText } from '../support/pdf-text';
+import { ADD_NEC, FINALIZE, STATUS, SUBMIT, VALID_CARD, VALID_NEC } from '../support/statements';
 
 const production = useEmulator('production');
 const PDF = 'query($u: [String!]) { getStatements(uploaderIds: $u) { statements { nodes { uploaderId pdf } } } }';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT, graphql, newAccount, seed, signIn, useEmulator } from '../helpers/emulator';
+import { DEMO_ACCOUNT, graphql, newAccount, seed, signIn, useEmulator } from '../support/emulator';
 
 const ctx = useEmulator('sandbox');
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { graphql, signIn, useEmulator, type Credential } from '../helpers/emulator';
-import { ADD_NEC, FINALIZE, STATUS, SUBMIT, UPDATE_NEC, VALID_NEC } from '../helpers/statements';
+import { graphql, signIn, useEmulator, type Credential } from '../support/emulator';
+import { ADD_NEC, FINALIZE, STATUS, SUBMIT, UPDATE_NEC, VALID_NEC } from '../support/statements';
 
 const sandbox = useEmulator('sandbox');
 const SAMPLES = join(__dirname, '..', '..', '..', 'shared', 'upstream', 'samples');

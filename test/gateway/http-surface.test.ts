@@ -5,8 +5,8 @@
 import { createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useGraphiQLPage } from '../../src/observability/graphiql/use-graphiql-page';
-import { DEMO_ACCOUNT, signIn } from '../helpers/emulator';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../helpers/gateway';
+import { DEMO_ACCOUNT, signIn } from '../support/emulator';
+import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../support/gateway';
 
 const { sandbox, production, gateway } = useGatewayOnEmulators({ ALLOWED_ORIGINS: 'https://app.example.com', NODE_ENV: 'production' });
 

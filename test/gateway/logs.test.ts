@@ -3,9 +3,9 @@
  * password, the upstream tokens and client ids, the cookie.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { control, DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayBehindRecordingProxy, type GatewayProcess } from '../helpers/gateway';
-import { ADD_NEC, VALID_NEC } from '../helpers/statements';
+import { control, DEMO_ACCOUNT } from '../support/emulator';
+import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayBehindRecordingProxy, type GatewayProcess } from '../support/gateway';
+import { ADD_NEC, VALID_NEC } from '../support/statements';
 
 const setup = useGatewayBehindRecordingProxy({ LOG_LEVEL: 'trace' });
 const { sandbox, production, gateway } = setup;

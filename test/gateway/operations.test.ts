@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Environment } from '../../emulator';
-import { control, DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
-import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
-import { startRecordingProxy, type RecordingProxy } from '../helpers/recording-proxy';
-import { ADD_NEC, FINALIZE, SUBMIT, UPDATE_NEC, VALID_CARD, VALID_NEC } from '../helpers/statements';
+import { control, DEMO_ACCOUNT, useEmulator } from '../support/emulator';
+import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../support/gateway';
+import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy';
+import { ADD_NEC, FINALIZE, SUBMIT, UPDATE_NEC, VALID_CARD, VALID_NEC } from '../support/statements';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');

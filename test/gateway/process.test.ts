@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildClientSchema, getIntrospectionQuery, printSchema, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, runToExit, startGatewayProcess, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
+import { DEMO_ACCOUNT } from '../support/emulator';
+import { Browser, runToExit, startGatewayProcess, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 

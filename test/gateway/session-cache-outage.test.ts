@@ -4,9 +4,9 @@
  * its Redis hangs. The Redis here is the test's own.
  */
 import { describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, useGatewayOnOwnRedis } from '../helpers/gateway';
-import { scrape } from '../helpers/metrics';
+import { DEMO_ACCOUNT } from '../support/emulator';
+import { Browser, useGatewayOnOwnRedis } from '../support/gateway';
+import { scrape } from '../support/metrics';
 
 const setup = useGatewayOnOwnRedis({ SESSION_CACHE_TTL: '1s' });
 const { gateway } = setup;

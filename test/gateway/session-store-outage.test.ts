@@ -3,9 +3,9 @@
  * recovers without a restart when it returns. The Redis here is the test's own.
  */
 import { describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT, signInRaw } from '../helpers/emulator';
-import { Browser, useGatewayOnOwnRedis } from '../helpers/gateway';
-import { timed } from '../helpers/timing';
+import { DEMO_ACCOUNT, signInRaw } from '../support/emulator';
+import { Browser, useGatewayOnOwnRedis } from '../support/gateway';
+import { timed } from '../support/timing';
 
 const setup = useGatewayOnOwnRedis();
 const { gateway } = setup;

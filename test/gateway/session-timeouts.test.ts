@@ -1,7 +1,7 @@
 /** Idle and absolute session timeouts, enforced by the gateway whatever the cookie says. */
 import { describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, useGatewayOnEmulators } from '../helpers/gateway';
+import { DEMO_ACCOUNT } from '../support/emulator';
+import { Browser, useGatewayOnEmulators } from '../support/gateway';
 
 const { gateway } = useGatewayOnEmulators({ SESSION_IDLE_TIMEOUT: '1200ms', SESSION_ABSOLUTE_TIMEOUT: '3s' });
 

@@ -3,8 +3,8 @@
  * upstream, rotated tokens. Real Redis, the gateway in its own process, the emulator over HTTP.
  */
 import { describe, expect, it } from 'vitest';
-import { control, DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, useGatewayBehindRecordingProxy } from '../helpers/gateway';
+import { control, DEMO_ACCOUNT } from '../support/emulator';
+import { Browser, useGatewayBehindRecordingProxy } from '../support/gateway';
 
 const setup = useGatewayBehindRecordingProxy({ ALLOWED_ORIGINS: 'https://app.example.com' });
 const { sandbox, production, gateway } = setup;

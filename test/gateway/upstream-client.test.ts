@@ -12,7 +12,7 @@ import { createLogEvents } from '../../src/observability/log-events';
 import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { createUpstreamFetch } from '../../src/upstream/fetch';
-import { parseMetrics } from '../helpers/metrics';
+import { parseMetrics } from '../support/metrics';
 
 const BODY = JSON.stringify({ data: { secretGreeting: { response: 'x'.repeat(5_000) } } });
 const ENCODERS: Record<string, (bytes: Buffer) => Buffer> = {

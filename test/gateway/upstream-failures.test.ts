@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator';
-import { control, DEMO_ACCOUNT, useEmulator } from '../helpers/emulator';
-import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../helpers/gateway';
+import { control, DEMO_ACCOUNT, useEmulator } from '../support/emulator';
+import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../support/gateway';
 
 const sandbox = useEmulator('sandbox');
 let production: RunningEmulator | undefined;

@@ -5,10 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { control, DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, useGatewayBehindRecordingProxy, type GraphqlAnswer } from '../helpers/gateway';
-import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../helpers/service-accounts';
-import { ADD_NEC, VALID_NEC } from '../helpers/statements';
+import { control, DEMO_ACCOUNT } from '../support/emulator';
+import { Browser, useGatewayBehindRecordingProxy, type GraphqlAnswer } from '../support/gateway';
+import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../support/service-accounts';
+import { ADD_NEC, VALID_NEC } from '../support/statements';
 
 const ACCOUNT = testServiceAccount('audit');
 const setup = useGatewayBehindRecordingProxy({ RATE_LIMIT_SESSION: '6/1m', LOG_LEVEL: 'trace', ...serviceAccountsEnv([ACCOUNT]) });

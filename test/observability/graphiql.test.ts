@@ -11,7 +11,7 @@ import { createYoga } from 'graphql-yoga';
 import { chromium, type Browser as Chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHIQL_CSP, useGraphiQLPage } from '../../src/observability/graphiql/use-graphiql-page';
-import { useGatewayOnEmulators } from '../helpers/gateway';
+import { useGatewayOnEmulators } from '../support/gateway';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const { gateway } = useGatewayOnEmulators();

@@ -5,8 +5,8 @@
  */
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useEmulator } from '../helpers/emulator';
-import { startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
+import { useEmulator } from '../support/emulator';
+import { startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
 
 const TOKEN = 'metrics-token-for-the-test-0123456789';
 const sandbox = useEmulator('sandbox');

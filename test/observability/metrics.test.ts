@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { signedInUser } from '../helpers/cache';
-import { signInRaw } from '../helpers/emulator';
-import { Browser, useGatewayBehindRecordingProxy } from '../helpers/gateway';
-import { scrape, type Scrape } from '../helpers/metrics';
+import { signedInUser } from '../support/cache';
+import { signInRaw } from '../support/emulator';
+import { Browser, useGatewayBehindRecordingProxy } from '../support/gateway';
+import { scrape, type Scrape } from '../support/metrics';
 
 const setup = useGatewayBehindRecordingProxy({ UPSTREAM_TIMEOUT_MS: '800' });
 const { sandbox, gateway } = setup;

@@ -8,9 +8,9 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser as Chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedInUser } from '../helpers/cache';
-import { useEmulator } from '../helpers/emulator';
-import { startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../helpers/gateway';
+import { signedInUser } from '../support/cache';
+import { useEmulator } from '../support/emulator';
+import { startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../support/gateway';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'ops-token-for-the-test-0123456789';

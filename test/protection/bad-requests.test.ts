@@ -5,10 +5,10 @@
  */
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, useGatewayOnEmulators } from '../helpers/gateway';
-import { chunked, sendThenRead } from '../helpers/raw-http';
-import { VALID_NEC } from '../helpers/statements';
+import { DEMO_ACCOUNT } from '../support/emulator';
+import { Browser, useGatewayOnEmulators } from '../support/gateway';
+import { chunked, sendThenRead } from '../support/raw-http';
+import { VALID_NEC } from '../support/statements';
 
 interface BadRequest {
   readonly name: string;

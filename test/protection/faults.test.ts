@@ -4,12 +4,12 @@
  * written before a fault is lost, and the gateway works again afterwards without a restart.
  */
 import { describe, expect, it } from 'vitest';
-import { signedInUser } from '../helpers/cache';
-import { DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, useGatewayBehindRecordingProxy, useGatewayOnOwnRedis } from '../helpers/gateway';
-import type { Fault } from '../helpers/recording-proxy';
-import { ADD_NEC, VALID_NEC } from '../helpers/statements';
-import { timed } from '../helpers/timing';
+import { signedInUser } from '../support/cache';
+import { DEMO_ACCOUNT } from '../support/emulator';
+import { Browser, useGatewayBehindRecordingProxy, useGatewayOnOwnRedis } from '../support/gateway';
+import type { Fault } from '../support/recording-proxy';
+import { ADD_NEC, VALID_NEC } from '../support/statements';
+import { timed } from '../support/timing';
 
 const GREETING = '{ secretGreeting { response } }';
 const READ = '{ getStatements { statements { nodes { otxId uploaderId } } } }';

@@ -13,8 +13,8 @@ import { createPdfRewriter } from '../../src/cache/pdf-documents';
 import { createParseCaches, documentBytes } from '../../src/protection/parse-caches';
 import { MAX_PDFS_PER_ANSWER, pdfsSelected } from '../../src/protection/pdf-answer-limit';
 import { useQueryLimits } from '../../src/protection/use-query-limits';
-import { signedInUser } from '../helpers/cache';
-import { useGatewayOnEmulators } from '../helpers/gateway';
+import { signedInUser } from '../support/cache';
+import { useGatewayOnEmulators } from '../support/gateway';
 
 const schema = buildSchema(readFileSync(path.resolve(__dirname, '../../sources/statement-filing-service/schema.graphql'), 'utf8'));
 const MAX_QUERY_BYTES = 128 * 1024;

@@ -8,9 +8,9 @@
  */
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { takeUpstreamRequests } from '../helpers/cache';
-import { control, credentialFrom } from '../helpers/emulator';
-import { Browser, useGatewayReplicas } from '../helpers/gateway';
+import { takeUpstreamRequests } from '../support/cache';
+import { control, credentialFrom } from '../support/emulator';
+import { Browser, useGatewayReplicas } from '../support/gateway';
 
 const PASSWORD = 'a-long-enough-password-123';
 // Behind a proxy /metrics is not loopback: it needs the token.

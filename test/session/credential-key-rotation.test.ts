@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signedInUser } from '../helpers/cache';
-import { useEmulator } from '../helpers/emulator';
-import { Browser, startGatewayProcess, TEST_REDIS_URL, type GatewayProcess } from '../helpers/gateway';
+import { signedInUser } from '../support/cache';
+import { useEmulator } from '../support/emulator';
+import { Browser, startGatewayProcess, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');

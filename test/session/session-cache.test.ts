@@ -7,9 +7,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSessionCache, type SessionCache } from '../../src/session/session-cache';
-import { DEMO_ACCOUNT } from '../helpers/emulator';
-import { Browser, TEST_REDIS_URL, useGatewayReplicas, type GatewayProcess } from '../helpers/gateway';
-import { scrape } from '../helpers/metrics';
+import { DEMO_ACCOUNT } from '../support/emulator';
+import { Browser, TEST_REDIS_URL, useGatewayReplicas, type GatewayProcess } from '../support/gateway';
+import { scrape } from '../support/metrics';
 
 const GREETING = '{ secretGreeting { response } }';
 const LOOKUPS = 'statement_gateway_session_cache_lookups_total';

@@ -9,7 +9,7 @@
  * client that says both means one of them by mistake, and guessing wrong would file in production
  * what was meant as a sandbox test (or the reverse).
  */
-import { ENVIRONMENTS, type Environment } from '../config';
+import { ENVIRONMENTS, type Environment } from '../environment';
 
 export type FrontEndpoint = 'signIn' | 'signOut' | 'graphql';
 

@@ -8,10 +8,10 @@
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
 import { credentialFromHeaders } from '../credentials/types';
 import { findGatewayError, GatewayError, gatewayError } from '../errors';
-import { credentialHeadersOf } from '../front/use-drop-in-front';
-import type { GatewayRuntime } from '../runtime';
+import { credentialHeadersOf } from '../drop-in/use-drop-in-front';
+import type { GatewayRuntime } from '../gateway/runtime';
 import { clearSessionCookie } from '../session/cookie';
-import { credentialOf, isGatewayContext, type GatewayContext, type RequestIdentity, type SessionIdentity } from './context';
+import { credentialOf, isGatewayContext, type GatewayContext, type RequestIdentity, type SessionIdentity } from '../gateway/context';
 
 export interface CredentialBrokerOptions {
   readonly runtime: GatewayRuntime;

@@ -12,7 +12,7 @@ import type { GatewayError } from '../errors';
 import { jsonResponse } from '../http/json-response';
 import { bodyParams } from './body-params';
 import type { LoginAttempt } from '../protection/login-limits';
-import type { GatewayRuntime } from '../runtime';
+import type { GatewayRuntime } from '../gateway/runtime';
 
 const MESSAGES: Partial<Record<GatewayError['code'], string>> = {
   RATE_LIMITED: 'Too many sign-in attempts. Try again later.',

@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { takeUpstreamRequests } from '../helpers/cache';
-import { control, graphql, seed, signInRaw, type Credential } from '../helpers/emulator';
-import { useGatewayOnEmulators } from '../helpers/gateway';
-import { pdfText } from '../helpers/pdf-text';
+import { takeUpstreamRequests } from '../support/cache';
+import { control, graphql, seed, signInRaw, type Credential } from '../support/emulator';
+import { useGatewayOnEmulators } from '../support/gateway';
+import { pdfText } from '../support/pdf-text';
 
 const SAMPLES = join(__dirname, '..', '..', '..', 'shared', 'upstream', 'samples');
 const sample = (name: string) => JSON.parse(readFileSync(join(SAMPLES, name), 'utf8')) as Record<string, unknown>[];

@@ -19,14 +19,15 @@
  */
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { credentialFromHeaders, type UpstreamCredential, type UpstreamTarget } from '../credentials/types';
+import { credentialFromHeaders, type UpstreamCredential } from '../credentials/types';
+import { type UpstreamTarget } from '../upstream/target';
 import { GatewayError, gatewayError } from '../errors';
 import { jsonResponse } from '../http/json-response';
-import { stateOf, type GatewayContext, type RequestState } from '../plugins/context';
-import { beginRequestState } from '../plugins/request-state';
+import { stateOf, type GatewayContext, type RequestState } from '../gateway/context';
+import { beginRequestState } from '../gateway/request-state';
 import { overLimit } from '../protection/rate-limiter';
 import { anonymousCounterKey } from '../protection/use-anonymous-limit';
-import type { GatewayRuntime } from '../runtime';
+import type { GatewayRuntime } from '../gateway/runtime';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
 import { passThroughRefusal } from './pass-through-limits';

@@ -4,8 +4,8 @@
  * every other request.
  */
 import { clientAddress } from '../protection/client-address';
-import { isFrontGraphqlPath } from '../front/front-paths';
-import type { GatewayRuntime } from '../runtime';
+import { isFrontGraphqlPath } from '../drop-in/front-paths';
+import type { GatewayRuntime } from './runtime';
 import { readSessionCookie } from '../session/cookie';
 import { attachState, stateOf, type RequestState } from './context';
 

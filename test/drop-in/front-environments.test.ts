@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../emulator';
-import { takeUpstreamRequests } from '../helpers/cache';
-import { control } from '../helpers/emulator';
-import { useGatewayOnEmulators } from '../helpers/gateway';
-import { ADD_NEC, VALID_NEC } from '../helpers/statements';
+import { takeUpstreamRequests } from '../support/cache';
+import { control } from '../support/emulator';
+import { useGatewayOnEmulators } from '../support/gateway';
+import { ADD_NEC, VALID_NEC } from '../support/statements';
 
 const PASSWORD = 'a-long-enough-password-123';
 const READ = '{ getF1099necStatements { statements { nodes { uploaderId nonemployeeComp } } } }';

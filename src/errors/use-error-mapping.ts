@@ -6,10 +6,10 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from '../errors';
+import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from './';
 import { QUERY_LIMIT_MESSAGE } from '../protection/use-query-limits';
-import type { GatewayRuntime } from '../runtime';
-import { stateOf, type RequestState } from './context';
+import type { GatewayRuntime } from '../gateway/runtime';
+import { stateOf, type RequestState } from '../gateway/context';
 
 export interface ErrorMappingOptions {
   readonly runtime: GatewayRuntime;

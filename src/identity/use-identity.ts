@@ -9,14 +9,14 @@ import type { Plugin } from 'graphql-yoga';
 import { bearerKey } from '../credentials/service-accounts';
 import { overLimit } from '../protection/rate-limiter';
 import { findGatewayError, gatewayError, GatewayError } from '../errors';
-import { credentialDigest } from '../front/verified-credentials';
-import { frontTarget, verifiedCredentialOf } from '../front/use-drop-in-front';
-import type { GatewayRuntime } from '../runtime';
+import { credentialDigest } from '../drop-in/verified-credentials';
+import { frontTarget, verifiedCredentialOf } from '../drop-in/use-drop-in-front';
+import type { GatewayRuntime } from '../gateway/runtime';
 import { clearSessionCookie } from '../session/cookie';
 import { checkCsrf, csrfLogFields, csrfMessage } from '../session/csrf';
-import { stateOf, type DropInIdentity, type DropInState, type GatewayContext, type ServiceAccountIdentity } from './context';
-import { beginRequestState } from './request-state';
-import { rootFields, selectedOperation } from './root-fields';
+import { stateOf, type DropInIdentity, type DropInState, type GatewayContext, type ServiceAccountIdentity } from '../gateway/context';
+import { beginRequestState } from '../gateway/request-state';
+import { rootFields, selectedOperation } from '../gateway/root-fields';
 
 /** Root fields an anonymous caller may use (the contract's list, `logout` which is idempotent, and `__typename`). */
 const ANONYMOUS_FIELDS = ['confirmRegistration', 'login', 'logout', 'session', '__typename'];

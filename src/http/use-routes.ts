@@ -6,7 +6,7 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import type { ErrorCode } from '../errors';
-import { jsonResponse } from '../http/json-response';
+import { jsonResponse } from './json-response';
 
 export interface RoutesOptions {
   /** The first is the gateway's own endpoint, named in the 404 message. */

@@ -6,8 +6,8 @@
  */
 import { getIntrospectionQuery, type IntrospectionQuery } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { control, graphql, type Credential } from '../helpers/emulator';
-import { useGatewayOnEmulators } from '../helpers/gateway';
+import { control, graphql, type Credential } from '../support/emulator';
+import { useGatewayOnEmulators } from '../support/gateway';
 
 const PASSWORD = 'a-long-enough-password-123';
 const INTROSPECTION = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true });

@@ -6,8 +6,8 @@ import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { usePdfCache } from '../cache/use-pdf-cache';
 import { useReadCache } from '../cache/use-read-cache';
-import { FRONT_GRAPHQL_PATHS } from '../front/front-paths';
-import { useDropInFront } from '../front/use-drop-in-front';
+import { FRONT_GRAPHQL_PATHS } from '../drop-in/front-paths';
+import { useDropInFront } from '../drop-in/use-drop-in-front';
 import { useQueryLimits } from '../protection/use-query-limits';
 import { useAnonymousLimit } from '../protection/use-anonymous-limit';
 import { useRateLimits } from '../protection/use-rate-limits';
@@ -17,13 +17,13 @@ import { useAuditLog } from '../observability/use-audit-log';
 import { useGraphiQLPage } from '../observability/graphiql/use-graphiql-page';
 import { useOpsPage } from '../observability/ops/use-ops-page';
 import { useGraphqlMetrics, useMetricsEndpoint } from '../observability/use-metrics';
-import type { GatewayRuntime } from '../runtime';
+import type { GatewayRuntime } from './runtime';
 import { stateOf, type GatewayContext } from './context';
-import { useCredentialBroker } from './use-credential-broker';
-import { useDistinctValidationRules } from './use-distinct-validation-rules';
-import { useErrorMapping } from './use-error-mapping';
-import { useRoutes } from './use-routes';
-import { useSessionAuth } from './use-session-auth';
+import { useCredentialBroker } from '../upstream/use-credential-broker';
+import { useDistinctValidationRules } from '../protection/use-distinct-validation-rules';
+import { useErrorMapping } from '../errors/use-error-mapping';
+import { useRoutes } from '../http/use-routes';
+import { useSessionAuth } from '../identity/use-identity';
 
 export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayContext>[] {
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.

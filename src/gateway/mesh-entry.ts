@@ -4,8 +4,8 @@
  * installed the runtime by then).
  */
 import type { MeshPlugin } from '@graphql-mesh/types';
-import { installedRuntime } from '../runtime';
-import { gatewayPlugins } from './index';
+import { installedRuntime } from './runtime';
+import { gatewayPlugins } from './plugins';
 import type { GatewayContext } from './context';
 
 export default function meshPlugins(): MeshPlugin<GatewayContext>[] {

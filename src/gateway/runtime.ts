@@ -3,20 +3,20 @@
  * stores, the upstream client and the logger. `src/main.ts` builds it; `.meshrc.ts` can only name
  * files (its functions would not survive `mesh build`), so the plugin entry reads it from here.
  */
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Caches } from './cache';
-import type { Environment, GatewayConfig } from './config';
-import type { ServiceAccounts } from './credentials';
-import type { UpstreamTarget } from './credentials/types';
-import type { VerifiedCredentials } from './front/verified-credentials';
-import type { LoginLimits } from './protection/login-limits';
-import type { RateLimitStore } from './protection/rate-limiter';
-import type { LogEvents } from './observability/log-events';
-import type { GatewayMetrics } from './observability/metrics';
-import type { StoreHealth } from './observability/store-health';
-import type { Sessions } from './session/sessions';
-import type { UpstreamFetch } from './upstream/fetch';
+import type { Caches } from '../cache';
+import type { GatewayConfig } from '../config';
+import type { Environment } from '../environment';
+import type { ServiceAccounts } from '../credentials';
+import type { UpstreamTarget } from '../upstream/target';
+import type { VerifiedCredentials } from '../drop-in/verified-credentials';
+import type { LoginLimits } from '../protection/login-limits';
+import type { RateLimitStore } from '../protection/rate-limiter';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
+import type { StoreHealth } from '../observability/store-health';
+import type { Sessions } from '../session/sessions';
+import type { UpstreamFetch } from '../upstream/fetch';
 
 export interface GatewayRuntime {
   readonly config: GatewayConfig;
@@ -52,7 +52,3 @@ export function installedRuntime(): GatewayRuntime | undefined {
   return current;
 }
 
-export function upstreamTarget(environment: Environment, baseUrl: string): UpstreamTarget {
-  const cacheNamespace = `${environment}.${createHash('sha256').update(baseUrl).digest('base64url').slice(0, 8)}`;
-  return { environment, baseUrl, graphqlUrl: `${baseUrl}/v2/graphql`, cacheNamespace };
-}

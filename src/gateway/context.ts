@@ -1,10 +1,10 @@
 /** The GraphQL context the gateway's plugins and resolvers share, and the per-request state. */
 import type { FieldNode, OperationDefinitionNode } from 'graphql';
-import type { Environment } from '../config';
 import type { GatewayError } from '../errors';
 import type { CredentialLease, ServiceAccount } from '../credentials/service-accounts';
-import type { UpstreamCredential, UpstreamTarget } from '../credentials/types';
-import type { GatewayRuntime } from '../runtime';
+import type { UpstreamCredential } from '../credentials/types';
+import type { UpstreamTarget } from '../upstream/target';
+import type { GatewayRuntime } from './runtime';
 import type { ActiveSession } from '../session/sessions';
 
 /** A browser: the cookie's session. */
@@ -121,10 +121,4 @@ export function isGatewayContext(value: unknown): value is GatewayContext {
   return typeof value === 'object' && value !== null && 'gateway' in value && 'state' in value && 'upstream' in value;
 }
 
-export function environmentFromEnum(value: unknown): Environment {
-  return value === 'PRODUCTION' ? 'production' : 'sandbox';
-}
 
-export function environmentToEnum(environment: Environment): 'SANDBOX' | 'PRODUCTION' {
-  return environment === 'production' ? 'PRODUCTION' : 'SANDBOX';
-}

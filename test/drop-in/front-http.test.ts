@@ -5,10 +5,10 @@
  */
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { takeUpstreamRequests } from '../helpers/cache';
-import { control, type Credential } from '../helpers/emulator';
-import { useGatewayOnEmulators } from '../helpers/gateway';
-import { eventually } from '../helpers/timing';
+import { takeUpstreamRequests } from '../support/cache';
+import { control, type Credential } from '../support/emulator';
+import { useGatewayOnEmulators } from '../support/gateway';
+import { eventually } from '../support/timing';
 
 const PASSWORD = 'a-long-enough-password-123';
 const CREDENTIAL_HEADERS = ['access-token', 'authorization', 'client', 'expiry', 'token-type', 'uid'];

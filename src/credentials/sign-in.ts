@@ -2,10 +2,11 @@
  * The upstream's REST sign-in, for callers the gateway signs in itself (service accounts). Browser
  * logins go through the Mesh source instead (`login`); both end in the same credential headers.
  */
-import type { UpstreamCredential, UpstreamTarget } from '../credentials/types';
-import { credentialFromHeaders } from '../credentials/types';
-import type { SignInFailureCode } from '../credentials/account-store';
-import type { UpstreamFetch } from './fetch';
+import type { UpstreamCredential } from './types';
+import type { UpstreamTarget } from '../upstream/target';
+import { credentialFromHeaders } from './types';
+import type { SignInFailureCode } from './account-store';
+import type { UpstreamFetch } from '../upstream/fetch';
 
 export type UpstreamSignIn = { readonly ok: true; readonly credential: UpstreamCredential } | { readonly ok: false; readonly code: SignInFailureCode };
 
