@@ -3,7 +3,8 @@ import type { YamlConfig } from '@graphql-mesh/types';
 /**
  * The composition root, as static data only: `mesh build` serialises this object to JSON, so a
  * function here would be dropped silently and `process.env` would be frozen at build time. Every
- * per-request value is interpolated from the GraphQL context, which `src/plugins` fills in.
+ * per-request value is interpolated from the GraphQL context, which the gateway's plugins fill in;
+ * src/server.ts hands those plugins to Mesh with the options it loads from the build.
  */
 const config: YamlConfig.Config = {
   sources: [
@@ -90,7 +91,6 @@ const config: YamlConfig.Config = {
     }
   `,
   additionalResolvers: ['./additional-resolvers/index.ts'],
-  additionalEnvelopPlugins: './src/gateway/mesh-entry.ts',
   serve: {
     // GraphiQL is served by the gateway's own server in development (src/server), with X-CSRF.
     playground: false,

@@ -5,7 +5,8 @@
 import { getNamedType, isObjectType, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import type { DefinitionsPayload } from '../src/cache/definitions-cache';
 import { findGatewayError, gatewayError } from '../src/errors';
-import { trustedForCache, type GatewayContext } from '../src/gateway/context';
+import type { GatewayContext } from '../src/gateway/context';
+import { upstreamOutcome } from '../src/upstream/outcome';
 
 interface DefinitionsSdk {
   readonly StatementFilingService: {
@@ -44,15 +45,16 @@ function selectionFor(info: GraphQLResolveInfo): string {
 export const definitionsResolvers = {
   Query: {
     statementDefinitions(root: unknown, _args: unknown, context: ResolverContext, info: GraphQLResolveInfo) {
-      const { gateway, upstream, state } = context;
+      const { services, upstream } = context;
+      const failure = () => upstreamOutcome(context.request).failure;
       const fetchFull = async () => {
         const answer = await context.StatementFilingService.Query.statementDefinitions({ root, args: {}, context, selectionSet: selectionFor(info) });
-        if (answer instanceof Error) throw findGatewayError(answer) ?? state.upstreamFailure ?? gatewayError('UPSTREAM_ERROR');
-        if (!answer) throw state.upstreamFailure ?? gatewayError('UPSTREAM_ERROR');
+        if (answer instanceof Error) throw findGatewayError(answer) ?? failure() ?? gatewayError('UPSTREAM_ERROR');
+        if (!answer) throw failure() ?? gatewayError('UPSTREAM_ERROR');
         return answer;
       };
       // A drop-in credential the upstream has not accepted yet must reach the upstream.
-      return trustedForCache(context.identity) ? gateway.caches.definitions.get(upstream, fetchFull) : fetchFull();
+      return context.identity?.cacheTrusted ? services.definitions.get(upstream, fetchFull) : fetchFull();
     },
   },
 };

@@ -2,10 +2,14 @@
 import type { Environment } from '../src/environment';
 import { credentialFromHeaders, type UpstreamCredential } from '../src/credentials/types';
 import { findGatewayError, gatewayError } from '../src/errors';
-import { sessionOf, type GatewayContext } from '../src/gateway/context';
+import type { GatewayContext, SessionServices } from '../src/gateway/context';
 import { environmentFromEnum, environmentToEnum } from '../src/environment';
+import { clientAddressOf } from '../src/protection/client-address';
 import { clearSessionCookie, setSessionCookie } from '../src/session/cookie';
+import { queueSetCookie } from '../src/session/cookie-jar';
+import { BrowserSessionIdentity, sessionOf } from '../src/session/identity';
 import type { ActiveSession } from '../src/session/sessions';
+import { upstreamOutcome } from '../src/upstream/outcome';
 
 /** Longer inputs are refused before they reach the upstream (devise caps passwords at 128). */
 const MAX_EMAIL_LENGTH = 320;
@@ -54,20 +58,20 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 }
 
 /** Runs a session-store call; an unreachable store fails closed with SESSION_STORE_UNAVAILABLE. */
-async function sessionStoreCall<T>(context: GatewayContext, run: () => Promise<T>): Promise<T> {
+async function sessionStoreCall<T>(services: SessionServices, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    context.gateway.sessionStoreHealth.failed(error);
+    services.health.failed(error);
     throw gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error });
   }
 }
 
 /** Signs a credential out upstream; best effort (the gateway session is already gone). */
-async function signOutUpstream(context: GatewayContext, environment: Environment, credential: UpstreamCredential): Promise<'ok' | 'failed'> {
+async function signOutUpstream(services: SessionServices, environment: Environment, credential: UpstreamCredential): Promise<'ok' | 'failed'> {
   try {
-    const response = await context.gateway.upstreamFetch(
-      `${context.gateway.upstreams[environment].baseUrl}/v2/auth/sign_out`,
+    const response = await services.upstreamFetch(
+      `${services.upstreams[environment].baseUrl}/v2/auth/sign_out`,
       { method: 'DELETE', headers: { 'access-token': credential.accessToken, client: credential.client, uid: credential.uid } },
       { environment, operation: 'signOut' },
     );
@@ -87,32 +91,32 @@ export const sessionResolvers = {
   },
   Mutation: {
     async login(_root: unknown, args: { email: string; password: string; environment?: string | null }, context: ResolverContext) {
-      const { gateway, state } = context;
+      const services = context.services.sessions;
       const environment = environmentFromEnum(args.environment);
       const email = args.email.trim();
       if (!email || email.length > MAX_EMAIL_LENGTH || args.password.length > MAX_PASSWORD_LENGTH) {
-        gateway.log.loginRefused({ environment, reason: 'input-too-long' });
+        services.log.loginRefused({ environment, reason: 'input-too-long' });
         throw gatewayError('INVALID_CREDENTIALS');
       }
 
       // The login limits (login-limits.ts), before anything else happens: while limited, even the
       // right password never reaches the upstream.
-      const attempt = { address: state.clientAddress ?? 'unknown', email, environment };
-      const refused = await gateway.loginLimits.admit(attempt);
+      const attempt = { address: clientAddressOf(context.request), email, environment };
+      const refused = await services.loginLimits.admit(attempt);
       if (refused) throw refused;
 
       // A login that arrives with a session ends that session (a new id at every login).
       const previous = sessionOf(context.identity);
       if (previous) {
         context.identity = undefined;
-        await sessionStoreCall(context, () => gateway.sessions.end(previous));
-        void signOutUpstream(context, previous.environment, previous.credential);
+        await sessionStoreCall(services, () => services.sessions.end(previous));
+        void signOutUpstream(services, previous.environment, previous.credential);
       }
 
       // Sessions fail closed: do not sign in upstream when the session could not be kept.
-      await sessionStoreCall(context, () => gateway.sessions.store.ping());
+      await sessionStoreCall(services, () => services.sessions.store.ping());
 
-      const target = gateway.upstreams[environment];
+      const target = services.upstreams[environment];
       const answer = await context.SignIn.Mutation.signIn({
         root: {},
         args: { input: { email, password: args.password } },
@@ -121,43 +125,43 @@ export const sessionResolvers = {
       });
       // The SDK hands failures back as values; never rethrow them as they are (their path names
       // the hidden sign-in operation).
-      if (answer instanceof Error) throw findGatewayError(answer) ?? state.upstreamFailure ?? gatewayError('UPSTREAM_ERROR');
+      if (answer instanceof Error) throw findGatewayError(answer) ?? upstreamOutcome(context.request).failure ?? gatewayError('UPSTREAM_ERROR');
       if (!answer || answer.__typename !== 'SignInSuccess') {
-        gateway.log.loginRefused({ environment, reason: 'invalid-credentials' });
+        services.log.loginRefused({ environment, reason: 'invalid-credentials' });
         throw gatewayError('INVALID_CREDENTIALS');
       }
-      await gateway.loginLimits.succeeded(attempt);
+      await services.loginLimits.succeeded(attempt);
       const headers = answer._response?.headers ?? {};
       const credential: UpstreamCredential | undefined = credentialFromHeaders((name) => header(headers, name));
       if (!credential) throw gatewayError('UPSTREAM_ERROR');
 
-      const created = await sessionStoreCall(context, () => gateway.sessions.create(environment, credential)).catch((error: unknown) => {
+      const created = await sessionStoreCall(services, () => services.sessions.create(environment, credential)).catch((error: unknown) => {
         // The credential could not be kept: do not leave it signed in upstream.
-        void signOutUpstream(context, environment, credential);
+        void signOutUpstream(services, environment, credential);
         throw error;
       });
-      state.setCookies.push(setSessionCookie(created.id, { secure: gateway.config.cookieSecure }));
+      queueSetCookie(context.request, setSessionCookie(created.id, { secure: services.cookieSecure }));
       // The rest of the document (if any) runs as the new session, in its environment.
-      context.identity = { kind: 'session', session: created.session };
+      context.identity = new BrowserSessionIdentity(services, context.request, created.session);
       context.identityKey = created.session.key;
       context.upstream = target;
-      gateway.log.loginSucceeded({ environment, uid: credential.uid });
-      gateway.metrics.session('login');
+      services.log.loginSucceeded({ environment, uid: credential.uid });
+      services.metrics.session('login');
       return sessionView(created.session);
     },
 
     async logout(_root: unknown, _args: unknown, context: GatewayContext) {
-      const { gateway, state } = context;
+      const services = context.services.sessions;
       const session = sessionOf(context.identity);
       // Idempotent: without a session (never signed in, or already ended) there is nothing to end,
-      // and an expired cookie was already cleared by useSessionAuth.
+      // and an expired cookie was already cleared by the session strategy.
       if (!session) return true;
-      await sessionStoreCall(context, () => gateway.sessions.end(session));
+      await sessionStoreCall(services, () => services.sessions.end(session));
       context.identity = undefined;
-      state.setCookies.push(clearSessionCookie(gateway.config.cookieSecure));
-      const upstreamSignOut = await signOutUpstream(context, session.environment, session.credential);
-      gateway.log.logout({ environment: session.environment, upstreamSignOut });
-      gateway.metrics.session('logout');
+      queueSetCookie(context.request, clearSessionCookie(services.cookieSecure));
+      const upstreamSignOut = await signOutUpstream(services, session.environment, session.credential);
+      services.log.logout({ environment: session.environment, upstreamSignOut });
+      services.metrics.session('logout');
       return true;
     },
   },

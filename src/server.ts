@@ -1,9 +1,8 @@
 /**
- * Builds and starts one gateway: the runtime (stores, upstream client, logger), the Mesh schema
- * from the `mesh build` artifacts, and a Yoga server over Node's http. `src/main.ts` is the CLI;
- * tests and the benchmark start gateways as child processes through it.
+ * Builds and starts one gateway: the runtime (gateway/runtime.ts), the Mesh schema from the
+ * `mesh build` artifacts with the gateway's plugins (gateway/plugins.ts), and a Yoga server over
+ * Node's http. Nothing is global: a process may run several (tests do). `src/main.ts` is the CLI.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -11,40 +10,18 @@ import type { GetMeshOptions } from '@graphql-mesh/runtime';
 import { getMesh } from '@graphql-mesh/runtime';
 import { createYoga, useSchema } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
-import type { Redis } from 'ioredis';
-import { type GatewayConfig } from './config';
-import { ENVIRONMENTS, type Environment } from './environment';
-import { createServiceAccounts } from './credentials';
-import { createCredentialCipher } from './credentials/cipher';
+import type { GatewayConfig } from './config';
 import { frontSchemaOf } from './drop-in/front-schema';
-import { createVerifiedCredentials } from './drop-in/verified-credentials';
-import { createParseCaches } from './protection/parse-caches';
-import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit } from './protection/rate-limiter';
-import { createMemoryAccountBackoff, createRedisAccountBackoff } from './protection/account-backoff';
-import { createLoginLimits } from './protection/login-limits';
-import { startEmbeddedUpstreams, type EmbeddedUpstreams } from './embedded-upstreams';
+import { isDropInRequest } from './drop-in/state';
+import { gatewayPlugins } from './gateway/plugins';
+import { publicSchema } from './gateway/public-schema';
+import { createGatewayRuntime, type GatewayRuntime } from './gateway/runtime';
 import { bodyLimit, continueWithinLimit } from './http/body-limit';
 import { edge } from './http/edge';
-import { createLogEvents } from './observability/log-events';
 import { createLogger } from './observability/logger';
 import { meshLogger } from './observability/mesh-logger';
-import { createStoreHealth } from './observability/store-health';
-import { createMetrics } from './observability/metrics';
-import { createCaches } from './cache';
-import { createMemoryCacheStore } from './cache/memory-store';
-import { createRedisCacheStore } from './cache/redis-store';
-import type { CacheStore } from './cache/store';
-import { createRedisClient, waitForReady } from './redis';
-import { stateOf } from './gateway/context';
-import { publicSchema } from './gateway/public-schema';
-import { installRuntime, type GatewayRuntime } from './gateway/runtime';
-import { upstreamTarget } from './upstream/target';
-import { createMemorySessionStore } from './session/memory-store';
-import { createRedisSessionStore } from './session/redis-store';
-import { createSessionCache } from './session/session-cache';
-import { Sessions, type ActiveSession } from './session/sessions';
-import type { SessionStore } from './session/store';
-import { createUpstreamFetch } from './upstream/fetch';
+import { createParseCaches } from './protection/parse-caches';
+import type { EmbeddedUpstreams } from './embedded-upstreams';
 
 export interface RunningGateway {
   readonly url: string;
@@ -68,109 +45,30 @@ async function loadMeshArtifacts(): Promise<MeshArtifacts> {
   }
 }
 
+/** Mesh's options from the build, with this gateway's logger and plugins. */
+async function meshOptionsFor(runtime: GatewayRuntime): Promise<GetMeshOptions> {
+  const options = await (await loadMeshArtifacts()).getMeshOptions();
+  options.logger = meshLogger(runtime.logger);
+  // The handlers were given Mesh's console logger by the generated code: use ours instead.
+  for (const source of options.sources) {
+    const handler = source.handler as unknown as { logger?: unknown };
+    if ('logger' in handler) handler.logger = meshLogger(runtime.logger, `mesh.${source.name}`);
+  }
+  options.additionalEnvelopPlugins = [...(options.additionalEnvelopPlugins ?? []), ...gatewayPlugins(runtime)];
+  return options;
+}
+
 export async function startGateway(config: GatewayConfig, options: { readonly logDestination?: DestinationStream } = {}): Promise<RunningGateway> {
   const logger = createLogger({ level: config.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
-  const log = createLogEvents(logger);
-  const clock = Date.now;
-
-  const missing = ENVIRONMENTS.filter((environment) => !config.upstreamUrls[environment]);
-  const embedded = missing.length ? await startEmbeddedUpstreams() : undefined;
-  const baseUrl = (environment: Environment) => config.upstreamUrls[environment] ?? embedded?.[environment].url ?? '';
-  const upstreams = { sandbox: upstreamTarget('sandbox', baseUrl('sandbox')), production: upstreamTarget('production', baseUrl('production')) };
-
-  const sessionStoreHealth = createStoreHealth('sessions', log);
-  let redis: Redis | undefined;
-  let store: SessionStore & { close?: () => void };
-  if (config.redisUrl) {
-    redis = createRedisClient({ url: config.redisUrl, health: sessionStoreHealth });
-    await waitForReady(redis, 3_000);
-    store = createRedisSessionStore(redis);
-  } else {
-    store = createMemorySessionStore();
-  }
-  const metrics = createMetrics();
-  // Without CREDENTIAL_KEY (memory stores only), a key of this process seals the credentials and
-  // the cached statements alike.
-  const credentialKey = config.credentialKey ?? randomBytes(32);
-  const cipher = createCredentialCipher(credentialKey, config.previousCredentialKeys);
-  // With Redis, replicas remember a resolved session for a moment (src/session/session-cache.ts),
-  // never longer than a quarter of the idle timeout.
-  const sessionCacheMs = Math.min(config.sessionCacheMs, Math.floor(config.sessionIdleMs / 4));
-  const sessionCache =
-    redis && config.redisUrl && sessionCacheMs > 0
-      ? createSessionCache<ActiveSession>({
-          ttlMs: sessionCacheMs,
-          maxEntries: 100_000,
-          clock,
-          redis,
-          subscriber: createRedisClient({ url: config.redisUrl, name: 'session-invalidations' }),
-          endOf: (session) => session.absoluteExpiresAt,
-          onLookup: (result) => metrics.sessionCacheLookup(result),
-          onPublishFailed: () => log.sessionInvalidationUnpublished(),
-        })
-      : undefined;
-  const sessions = new Sessions({
-    store,
-    cipher,
-    idleMs: config.sessionIdleMs,
-    absoluteMs: config.sessionAbsoluteMs,
-    clock,
-    ...(sessionCache ? { cache: sessionCache } : {}),
-  });
-
-  // Caches fail open, on their own connections with a shorter command timeout: a slow or absent
-  // cache store costs a request a quarter of a second at most, then it goes on uncached.
-  const cacheHealth = createStoreHealth('caches', log);
-  const cacheClients: Redis[] = [];
-  let cacheStore: CacheStore;
-  if (config.cacheRedisUrl) {
-    const cacheRedis = createRedisClient({ url: config.cacheRedisUrl, health: cacheHealth, commandTimeoutMs: 250 });
-    const subscriber = createRedisClient({ url: config.cacheRedisUrl, health: cacheHealth, commandTimeoutMs: 250 });
-    cacheClients.push(cacheRedis, subscriber);
-    await waitForReady(cacheRedis, 3_000);
-    cacheStore = createRedisCacheStore({ redis: cacheRedis, subscriber });
-  } else {
-    cacheStore = createMemoryCacheStore();
-  }
-  const caches = createCaches({ config, store: cacheStore, key: credentialKey, health: cacheHealth, metrics, log, clock });
-
-  const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics });
-  const serviceAccounts = createServiceAccounts({
-    config, cipher, upstreams, upstreamFetch, log, metrics, clock,
-    locks: caches.store,
-    storeHealth: sessionStoreHealth,
-    ...(redis ? { redis } : {}),
-  });
-  const rateLimitsFailClosed = redis ? createRedisRateLimitStore(redis, clock) : createMemoryRateLimitStore(clock);
-  const rateLimits = failOpenRateLimit(rateLimitsFailClosed, (error) => sessionStoreHealth.failed(error), () => sessionStoreHealth.ok());
-
-  const runtime: GatewayRuntime = {
-    config, log, sessions, sessionStoreHealth, upstreams, clock, metrics, caches, upstreamFetch, serviceAccounts, rateLimits, rateLimitsFailClosed,
-    front: { verified: createVerifiedCredentials(redis) },
-    loginLimits: createLoginLimits({
-      counters: rateLimitsFailClosed, accounts: redis ? createRedisAccountBackoff(redis, clock) : createMemoryAccountBackoff(clock),
-      limits: config.limits, health: sessionStoreHealth, log, metrics,
-    }),
-    ...(redis ? { redis } : {}),
-  };
-  installRuntime(runtime);
-
-  const artifacts = await loadMeshArtifacts();
-  const meshOptions = await artifacts.getMeshOptions();
-  meshOptions.logger = meshLogger(logger);
-  // The handlers were given Mesh's console logger by the generated code: use ours instead.
-  for (const source of meshOptions.sources) {
-    const handler = source.handler as unknown as { logger?: unknown };
-    if ('logger' in handler) handler.logger = meshLogger(logger, `mesh.${source.name}`);
-  }
-  const mesh = await getMesh(meshOptions);
+  const runtime = await createGatewayRuntime(config, logger);
+  const mesh = await getMesh(await meshOptionsFor(runtime));
 
   const schema = publicSchema(mesh.schema);
   const frontSchema = frontSchemaOf(schema);
   const yoga = createYoga({
-    // Mesh's plugins (schema, execution, and ours from src/gateway/plugins.ts), then the public schema; the
-    // drop-in front's requests get the upstream's schema (src/drop-in/front-schema.ts).
-    plugins: [...mesh.plugins, useSchema(({ request }) => (stateOf(request)?.dropIn ? frontSchema : schema))],
+    // Mesh's plugins (schema, execution, and the gateway's), then the public schema; the drop-in
+    // front's requests get the upstream's schema (src/drop-in/front-schema.ts).
+    plugins: [...mesh.plugins, useSchema(({ request }) => (isDropInRequest(request) ? frontSchema : schema))],
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/__yoga_health',
     landingPage: false,
@@ -180,8 +78,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     parserAndValidationCache: createParseCaches(),
     // bodyLimit (below) already refused a body over the limit before Yoga sees the request: a
     // chunked one counted as it arrived, one with Content-Length by that (Node's parser never reads
-    // past it). Yoga's own check would pipe every body through a TransformStream: 5-6 % of the
-    // gateway's CPU per request.
+    // past it). Yoga's own check would pipe every body through a TransformStream, for nothing.
     maxRequestBodySize: false,
     logging: meshLogger(logger, 'yoga'),
     // CORS only for ALLOWED_ORIGINS, with credentials; any other origin gets no CORS headers, so
@@ -211,7 +108,11 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
-  log.gatewayStarted({ url, sessionStore: store.kind, cacheStore: cacheStore.kind, serviceAccounts: serviceAccounts.count, upstreams: { sandbox: upstreams.sandbox.baseUrl, production: upstreams.production.baseUrl }, embedded: Boolean(embedded) });
+  const { upstreams, embedded } = runtime;
+  runtime.log.gatewayStarted({
+    url, sessionStore: runtime.sessions.store.kind, cacheStore: runtime.caches.store.kind, serviceAccounts: runtime.serviceAccounts.count,
+    upstreams: { sandbox: upstreams.sandbox.baseUrl, production: upstreams.production.baseUrl }, embedded: Boolean(embedded),
+  });
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -222,13 +123,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
         setTimeout(() => server.closeAllConnections(), 2_000).unref();
       });
       mesh.destroy();
-      store.close?.();
-      await sessionCache?.close();
-      await caches.store.close();
-      await redis?.quit().catch(() => redis?.disconnect());
-      for (const client of cacheClients) await client.quit().catch(() => client.disconnect());
-      await embedded?.close();
-      installRuntime(undefined);
+      await runtime.close();
     })());
 
   return { url, runtime, ...(embedded ? { embedded } : {}), close };

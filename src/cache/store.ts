@@ -25,7 +25,22 @@ export const UNKNOWN_GENERATION = 'unknown';
 /** What to drop from a group: every member, or those named by id or alias. */
 export type GroupSelection = 'all' | { readonly ids: readonly string[]; readonly aliases: readonly string[] };
 
-export interface CacheStore {
+/**
+ * Single-flight locks shared by replicas (definitions refreshes, service-account sign-ins). The
+ * cache stores implement them (Redis SET NX PX with a token, release by pub/sub).
+ */
+export interface Locks {
+  /**
+   * A lock for single flight: `token` when acquired, null when another holder has it. The caller
+   * makes the token, so it can release a lock whose acquisition it could not confirm.
+   */
+  acquireLock(key: string, ttlMs: number, token: string): Promise<string | null>;
+  releaseLock(key: string, token: string): Promise<void>;
+  /** Resolves when the lock is released (or has expired), or after `timeoutMs`. */
+  waitForRelease(key: string, timeoutMs: number): Promise<void>;
+}
+
+export interface CacheStore extends Locks {
   readonly kind: 'memory' | 'redis';
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
@@ -42,14 +57,6 @@ export interface CacheStore {
    */
   putMembers(group: string, entries: readonly GroupEntry[], ttlMs: number, generation: string, maxMembers: number): Promise<void>;
   dropMembers(group: string, selection: GroupSelection): Promise<void>;
-  /**
-   * A lock for single flight: `token` when acquired, null when another holder has it. The caller
-   * makes the token, so it can release a lock whose acquisition it could not confirm.
-   */
-  acquireLock(key: string, ttlMs: number, token: string): Promise<string | null>;
-  releaseLock(key: string, token: string): Promise<void>;
-  /** Resolves when the lock is released (or has expired), or after `timeoutMs`. */
-  waitForRelease(key: string, timeoutMs: number): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -9,13 +9,14 @@
 import { getVariableValues, OperationTypeNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Plugin } from 'graphql-yoga';
-import { credentialOf, trustedForCache, type GatewayContext } from '../gateway/context';
-import type { GatewayRuntime } from '../gateway/runtime';
+import { executedOf } from '../gateway/executed';
+import type { IdentityContext } from '../identity/use-identity';
+import { upstreamOutcome } from '../upstream/outcome';
 import { identityScope } from './scope';
-import { cacheKeys, type GroupSelection } from './store';
+import { cacheKeys, type CacheStore, type GroupSelection } from './store';
 
 export interface CacheInvalidationOptions {
-  readonly runtime: GatewayRuntime;
+  readonly store: CacheStore;
 }
 
 /** Mutations that change nothing a cache holds. */
@@ -68,19 +69,18 @@ export function touchedPdfs(schema: GraphQLSchema, operation: OperationDefinitio
   return ids.size || aliases.size ? { ids: [...ids], aliases: [...aliases] } : undefined;
 }
 
-export function useCacheInvalidation({ runtime }: CacheInvalidationOptions): Plugin<GatewayContext> {
-  const { store } = runtime.caches;
+export function useCacheInvalidation({ store }: CacheInvalidationOptions): Plugin<IdentityContext> {
   return {
     async onExecute({ args }) {
       const context = args.contextValue;
-      const executed = context.state.executed;
+      const executed = executedOf(context.request);
       if (executed?.operation.operation !== OperationTypeNode.MUTATION) return;
       const { operation, fields } = executed;
       if (fields.every((field) => HARMLESS.has(field.name.value))) return;
       const pdfs = touchedPdfs(args.schema as GraphQLSchema, operation, fields, args.variableValues as Record<string, unknown> | undefined);
       const scopeNow = () => {
         const current = context.identity;
-        return current ? identityScope(context.upstream.cacheNamespace, credentialOf(current).uid) : undefined;
+        return current ? identityScope(context.upstream.cacheNamespace, current.credential().uid) : undefined;
       };
       const invalidate = async (scope: string) => {
         await Promise.all([
@@ -88,14 +88,14 @@ export function useCacheInvalidation({ runtime }: CacheInvalidationOptions): Plu
           pdfs === undefined ? undefined : store.dropMembers(cacheKeys.pdfs(scope), pdfs),
         ]);
       };
-      // A drop-in credential the upstream has not accepted yet names its uid itself: it may drop
-      // that uid's caches only once the upstream answered it (so a forged one cannot empty them).
-      const trusted = trustedForCache(context.identity);
+      // An identity caches may not trust names its uid itself: it may drop that uid's caches only
+      // once the upstream answered it (so a forged one cannot empty them).
+      const trusted = context.identity?.cacheTrusted === true;
       const before = trusted ? scopeNow() : undefined;
       if (before) await invalidate(before);
       return {
         onExecuteDone: async () => {
-          if (!trusted && (!context.state.upstreamAnswered || context.state.dropIn?.refusal)) return;
+          if (!trusted && !upstreamOutcome(context.request).answered) return;
           // A `login` earlier in the same document switches the identity the rest runs as.
           const after = scopeNow();
           await Promise.all([before && invalidate(before), after && after !== before ? invalidate(after) : undefined]);

@@ -2,19 +2,20 @@
  * Definitions hits without GraphQL execution or re-serialisation. A query that selects only
  * `statementDefinitions` is answered, while the definitions held in process memory are fresh, from
  * the bytes of an earlier answer to the same document, variables and operation name over the same
- * definitions. Executing the ~20 KB answer through Mesh's delegation and serialising it again cost
- * 6.6 ms of CPU per hit (npm run bench profile: executor 21 %, delegation 14 %, JSON 11 %).
+ * definitions: executing the ~20 KB answer through Mesh's delegation and serialising it again
+ * was most of a hit's cost (bench/README.md has the profile).
  *
- * It runs after session auth and the rate limits (their refusals stop execution before it), only
- * for identities the definitions cache serves (trustedForCache), and keeps answers per payload
+ * It runs after useIdentity and the rate limits (their refusals stop execution before it), only
+ * for identities the definitions cache serves (cacheTrusted), and keeps answers per payload
  * object: a refresh replaces the payload, so old answers are never served and are collected.
  */
 import { OperationTypeNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { trustedForCache, type GatewayContext } from '../gateway/context';
-import type { GatewayRuntime } from '../gateway/runtime';
-import type { DefinitionsPayload } from './definitions-cache';
+import { executedOf } from '../gateway/executed';
+import type { IdentityContext } from '../identity/use-identity';
+import type { GatewayMetrics } from '../observability/metrics';
+import type { DefinitionsCache, DefinitionsPayload } from './definitions-cache';
 
 interface Answer {
   /** The result, carrying its own bytes as `stringify` (Yoga serialises with it when present). */
@@ -40,7 +41,12 @@ const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 type ParamsContext = { readonly params?: { readonly query?: string; readonly variables?: unknown; readonly operationName?: string | null } };
 
-export function useDefinitionsAnswers({ runtime }: { readonly runtime: GatewayRuntime }): Plugin<GatewayContext> {
+export interface DefinitionsAnswersOptions {
+  readonly definitions: DefinitionsCache;
+  readonly metrics: GatewayMetrics;
+}
+
+export function useDefinitionsAnswers({ definitions, metrics }: DefinitionsAnswersOptions): Plugin<IdentityContext> {
   const byPayload = new WeakMap<DefinitionsPayload, LRUCache<string, Answer>>();
 
   const answersOf = (payload: DefinitionsPayload) => {
@@ -51,23 +57,23 @@ export function useDefinitionsAnswers({ runtime }: { readonly runtime: GatewayRu
 
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const context = args.contextValue as GatewayContext & ParamsContext;
-      if (!context.upstream || !trustedForCache(context.identity)) return;
+      const context = args.contextValue as IdentityContext & ParamsContext;
+      if (!context.upstream || !context.identity?.cacheTrusted) return;
       const query = context.params?.query;
       if (typeof query !== 'string') return;
-      // The operation and its root fields, found once by useSessionAuth.
-      const executed = context.state.executed;
+      // The operation and its root fields, found once (gateway/executed.ts).
+      const executed = executedOf(context.request);
       if (executed?.operation.operation !== OperationTypeNode.QUERY) return;
       const fields = executed.fields;
       if (fields.length === 0 || fields.some((field) => field.name.value !== 'statementDefinitions')) return;
-      const payload = runtime.caches.definitions.freshLocal(context.upstream);
+      const payload = definitions.freshLocal(context.upstream);
       if (!payload) return;
 
       const key = `${JSON.stringify(context.params?.operationName ?? null)}\0${JSON.stringify(context.params?.variables ?? null)}\0${query}`;
       const answers = answersOf(payload);
       const answer = answers.get(key);
       if (answer) {
-        for (let index = 0; index < fields.length; index++) runtime.metrics.cacheLookup('definitions', 'hit');
+        for (let index = 0; index < fields.length; index++) metrics.cacheLookup('definitions', 'hit');
         setResultAndStopExecution(answer.result);
         return;
       }
@@ -75,7 +81,7 @@ export function useDefinitionsAnswers({ runtime }: { readonly runtime: GatewayRu
         onExecuteDone({ result, setResult }) {
           // Only a plain, error-free answer computed from this very payload is kept.
           if (Symbol.asyncIterator in result || result.errors?.length || result.extensions) return;
-          if (runtime.caches.definitions.freshLocal(context.upstream) !== payload) return;
+          if (definitions.freshLocal(context.upstream) !== payload) return;
           const json = JSON.stringify(result);
           const stored = withBytes(result, json);
           answers.set(key, { result: stored, json });

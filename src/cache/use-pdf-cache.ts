@@ -7,14 +7,20 @@
  */
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
 import { GatewayError, gatewayError } from '../errors';
-import { credentialOf, isGatewayContext, type GatewayContext } from '../gateway/context';
-import type { GatewayRuntime } from '../gateway/runtime';
-import { fillPdfs, markedStatements, pdfFetchDocument, type PdfRewrite } from './pdf-documents';
+import { isIdentityContext, type IdentityContext } from '../identity/use-identity';
+import type { GatewayMetrics } from '../observability/metrics';
+import { noteUpstreamFailure } from '../upstream/outcome';
+import { fillPdfs, markedStatements, pdfFetchDocument, type PdfRewrite, type PdfRewriter } from './pdf-documents';
 import { identityScope } from './scope';
-import { cacheKeys, type GroupEntry } from './store';
+import { cacheKeys, type CacheStore, type GroupEntry } from './store';
 
 export interface PdfCacheOptions {
-  readonly runtime: GatewayRuntime;
+  readonly store: CacheStore;
+  readonly rewriter: PdfRewriter;
+  readonly metrics: GatewayMetrics;
+  readonly ttlMs: number;
+  /** PDFs larger than this are not kept. */
+  readonly maxPdfBytes: number;
   /**
    * PDFs kept per identity (the most recently written; older ones are dropped first): a full
    * page of 100 statements ten times over, so that one identity cannot fill the shared store.
@@ -63,13 +69,10 @@ async function pdfAnswer(response: Response): Promise<PdfAnswer> {
   return result;
 }
 
-export function usePdfCache({ runtime, maxEntries = 1_000 }: PdfCacheOptions): MeshPlugin<GatewayContext> {
-  const { caches, metrics } = runtime;
-  const { pdfTtlMs, pdfMaxBytes } = runtime.config.cache;
-
+export function usePdfCache({ store, rewriter, metrics, ttlMs, maxPdfBytes, maxEntries = 1_000 }: PdfCacheOptions): MeshPlugin<IdentityContext> {
   return {
     onFetch({ context, fetchFn, setFetchFn, options }) {
-      if (!isGatewayContext(context) || !context.identity) return;
+      if (!isIdentityContext(context) || !context.identity) return;
       const body = options.body;
       // Most calls select no PDF: leave them alone without parsing anything.
       if (typeof body !== 'string' || !body.includes('pdf')) return;
@@ -80,9 +83,9 @@ export function usePdfCache({ runtime, maxEntries = 1_000 }: PdfCacheOptions): M
         return;
       }
       if (typeof request.query !== 'string') return;
-      const rewrite = caches.pdfRewriter.rewrite(request.query);
+      const rewrite = rewriter.rewrite(request.query);
       if (!rewrite) return;
-      const scope = identityScope(context.upstream.cacheNamespace, credentialOf(context.identity).uid);
+      const scope = identityScope(context.upstream.cacheNamespace, context.identity.credential().uid);
       const group = cacheKeys.pdfs(scope);
 
       const withPdfs: MeshFetch = async (url, init = {}, ...rest) => {
@@ -104,7 +107,7 @@ export function usePdfCache({ runtime, maxEntries = 1_000 }: PdfCacheOptions): M
           });
         } catch (error) {
           // Mesh may lose the error's code on its way to the result: the mapping reads it here.
-          if (error instanceof GatewayError) context.state.upstreamFailure = error;
+          if (error instanceof GatewayError) noteUpstreamFailure(context.request, error);
           throw error;
         }
         return new Response(JSON.stringify(filled), { status: response.status, headers: answerHeaders(response) });
@@ -113,7 +116,7 @@ export function usePdfCache({ runtime, maxEntries = 1_000 }: PdfCacheOptions): M
       const fill = async (answer: { data?: unknown }, { markers }: PdfRewrite, fetchMissing: (ids: string[]) => Promise<Response>) => {
         const ids = [...markedStatements(answer.data, markers)];
         if (ids.length === 0) return { ...answer, data: fillPdfs(answer.data, markers, new Map()) };
-        const held = await caches.store.getMembers(group, ids);
+        const held = await store.getMembers(group, ids);
         const pdfs = new Map<string, string | null>();
         const missing: string[] = [];
         ids.forEach((id, i) => {
@@ -132,14 +135,14 @@ export function usePdfCache({ runtime, maxEntries = 1_000 }: PdfCacheOptions): M
               if (typeof node.otxId !== 'string') continue;
               const pdf = typeof node.pdf === 'string' ? node.pdf : null;
               pdfs.set(node.otxId, pdf);
-              if (pdf !== null && pdf.length <= pdfMaxBytes) {
+              if (pdf !== null && pdf.length <= maxPdfBytes) {
                 toStore.push({ id: node.otxId, value: pdf, ...(typeof node.uploaderId === 'string' ? { aliases: [node.uploaderId] } : {}) });
               }
             }
           }
           // Not awaited: the client need not wait for the write. The generation check keeps a
           // write that lands after a mutation's drop from storing what it changed.
-          void caches.store.putMembers(group, toStore, pdfTtlMs, held.generation, maxEntries);
+          void store.putMembers(group, toStore, ttlMs, held.generation, maxEntries);
         }
         return { ...answer, data: fillPdfs(answer.data, markers, pdfs) };
       };

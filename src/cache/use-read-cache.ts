@@ -1,6 +1,6 @@
 /**
  * Statement reads (`getStatements`, `get<Form>Statements`) cached per identity with
- * `@envelop/response-cache`, on the cache store. It runs after useSessionAuth: only a request
+ * `@envelop/response-cache`, on the cache store. It runs after useIdentity: only a request
  * whose session was just validated reaches it (a forged or expired cookie is refused before any
  * lookup, so it can never be answered from the cache). Its scope is the identity (environment
  * and a hash of the upstream uid), never shared.
@@ -12,13 +12,17 @@ import { createHash } from 'node:crypto';
 import { useResponseCache, type Cache } from '@envelop/response-cache';
 import { OperationTypeNode, visit, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { credentialOf, trustedForCache, type GatewayContext } from '../gateway/context';
-import type { GatewayRuntime } from '../gateway/runtime';
+import { executedOf } from '../gateway/executed';
+import type { IdentityContext } from '../identity/use-identity';
+import type { GatewayMetrics } from '../observability/metrics';
 import { identityScope } from './scope';
-import { cacheKeys, UNKNOWN_GENERATION } from './store';
+import { cacheKeys, UNKNOWN_GENERATION, type CacheStore } from './store';
 
 export interface ReadCacheOptions {
-  readonly runtime: GatewayRuntime;
+  readonly store: CacheStore;
+  readonly ttlMs: number;
+  readonly metrics: GatewayMetrics;
+  readonly clock: () => number;
   /**
    * Distinct reads kept per identity (the most recently written; older ones are dropped first).
    * Each variant of a query or its variables is one entry: without a bound, one identity could
@@ -37,7 +41,7 @@ export interface ReadCacheScope {
   readonly operation: string;
 }
 
-type ReadCacheContext = GatewayContext & { readCache?: ReadCacheScope };
+type ReadCacheContext = IdentityContext & { readCache?: ReadCacheScope };
 
 function selectsPdf(document: DocumentNode): boolean {
   let found = false;
@@ -60,8 +64,7 @@ export function cleanResult(result: { errors?: readonly unknown[]; data?: unknow
   });
 }
 
-export function useReadCache({ runtime, maxEntries = 500 }: ReadCacheOptions): Plugin<ReadCacheContext> {
-  const { caches, metrics } = runtime;
+export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500 }: ReadCacheOptions): Plugin<ReadCacheContext> {
   // Yoga caches and reuses parsed documents: decide once per document whether it selects `pdf`.
   const pdfSelections = new WeakMap<DocumentNode, boolean>();
   const selectsPdfOnce = (document: DocumentNode) => {
@@ -81,7 +84,7 @@ export function useReadCache({ runtime, maxEntries = 500 }: ReadCacheOptions): P
     return {
       async get(key) {
         const { group, id } = split(key);
-        const read = await caches.store.getMembers(group, [id]);
+        const read = await store.getMembers(group, [id]);
         generation = read.generation;
         const text = read.values[0];
         const result = text == null ? 'miss' : 'hit';
@@ -91,7 +94,7 @@ export function useReadCache({ runtime, maxEntries = 500 }: ReadCacheOptions): P
       },
       async set(key, value, _entities, ttl) {
         const { group, id } = split(key);
-        await caches.store.putMembers(group, [{ id, value: JSON.stringify(value) }], ttl, generation, maxEntries);
+        await store.putMembers(group, [{ id, value: JSON.stringify(value) }], ttl, generation, maxEntries);
       },
       // Mutations invalidate per identity (useCacheInvalidation), not by entity.
       invalidate() {},
@@ -105,7 +108,7 @@ export function useReadCache({ runtime, maxEntries = 500 }: ReadCacheOptions): P
           session: (context) => context.readCache?.scope ?? null,
           enabled: (context) => context.readCache !== undefined,
           cache: (context) => cacheFor(context as ReadCacheContext),
-          ttl: runtime.config.cache.readsTtlMs,
+          ttl: ttlMs,
           invalidateViaMutation: false,
           includeExtensionMetadata: false,
           buildResponseCacheKey: ({ documentString, variableValues, operationName, sessionId }) =>
@@ -119,8 +122,8 @@ export function useReadCache({ runtime, maxEntries = 500 }: ReadCacheOptions): P
           shouldCacheResult: ({ result }) => cleanResult(result),
           // Never kept past the upstream credential's expiry (the upstream re-checks after it).
           onTtl: ({ ttl, context }) => {
-            const expiry = context.identity ? credentialOf(context.identity).expiry : undefined;
-            return expiry === undefined ? ttl : Math.max(0, Math.min(ttl, expiry * 1000 - runtime.clock()));
+            const expiry = context.identity?.credential().expiry;
+            return expiry === undefined ? ttl : Math.max(0, Math.min(ttl, expiry * 1000 - clock()));
           },
         }) as Plugin<ReadCacheContext>,
       );
@@ -128,16 +131,16 @@ export function useReadCache({ runtime, maxEntries = 500 }: ReadCacheOptions): P
     onExecute({ args, extendContext }) {
       const context = args.contextValue;
       const identity = context.identity;
-      // A drop-in credential the upstream has not accepted yet must reach the upstream.
-      if (!identity || !trustedForCache(identity)) return;
-      const credential = credentialOf(identity);
-      const executed = context.state.executed;
+      // An identity caches may not trust (a credential the upstream has not accepted yet) must reach the upstream.
+      if (!identity?.cacheTrusted) return;
+      const credential = identity.credential();
+      const executed = executedOf(context.request);
       if (executed?.operation.operation !== OperationTypeNode.QUERY) return;
       const fields = [...new Set(executed.fields.map((field) => field.name.value))].filter((field) => field !== '__typename');
       if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdfOnce(args.document as DocumentNode)) return;
       // Past the upstream credential's own expiry the upstream would refuse the read: so must we.
       const expiry = credential.expiry;
-      if (expiry !== undefined && expiry * 1000 <= runtime.clock()) return;
+      if (expiry !== undefined && expiry * 1000 <= clock()) return;
       extendContext({ readCache: { scope: identityScope(args.contextValue.upstream.cacheNamespace, credential.uid), operation: fields.length === 1 ? (fields[0] ?? 'unknown') : 'multiple' } });
     },
   };

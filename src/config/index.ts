@@ -118,8 +118,13 @@ export interface GatewayConfig {
   readonly cookieSecure: boolean;
   readonly sessionIdleMs: number;
   readonly sessionAbsoluteMs: number;
-  /** How long a replica may reuse a resolved session without asking the store (0: never; Redis only). */
+  /**
+   * How long a replica may reuse a resolved session without asking the store (0: never; Redis
+   * only): SESSION_CACHE_TTL, never more than a quarter of the idle timeout.
+   */
   readonly sessionCacheMs: number;
+  /** How long a service account's sign-in may hold its lock: the upstream timeout and a second. */
+  readonly serviceAccountLockMs: number;
   /** AES-256-GCM key for credentials at rest; undefined: generated per process (in-memory store only). */
   readonly credentialKey?: Buffer;
   /** Keys being rotated out: credentials sealed with them still open; new ones use `credentialKey`. */
@@ -212,7 +217,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     cookieSecure: e.COOKIE_SECURE ?? !embedded,
     sessionIdleMs: e.SESSION_IDLE_TIMEOUT,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_TIMEOUT,
-    sessionCacheMs: e.SESSION_CACHE_TTL,
+    sessionCacheMs: Math.min(e.SESSION_CACHE_TTL, Math.floor(e.SESSION_IDLE_TIMEOUT / 4)),
+    serviceAccountLockMs: e.UPSTREAM_TIMEOUT_MS + 1_000,
     credentialKey: e.CREDENTIAL_KEY,
     previousCredentialKeys: e.CREDENTIAL_KEY_PREVIOUS,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,

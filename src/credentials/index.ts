@@ -1,6 +1,6 @@
 /** Non-browser identities: service accounts (API keys) and their shared upstream credentials. */
 import type { Redis } from 'ioredis';
-import type { CacheStore } from '../cache/store';
+import type { Locks } from '../cache/store';
 import type { GatewayConfig } from '../config';
 import type { Environment } from '../environment';
 import type { LogEvents } from '../observability/log-events';
@@ -23,7 +23,7 @@ export interface ServiceAccounts {
 export interface ServiceAccountsOptions {
   readonly config: GatewayConfig;
   readonly redis?: Redis;
-  readonly locks: CacheStore;
+  readonly locks: Locks;
   readonly cipher: CredentialCipher;
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
   readonly upstreamFetch: UpstreamFetch;
@@ -46,7 +46,7 @@ export function createServiceAccounts(options: ServiceAccountsOptions): ServiceA
       storeHealth: options.storeHealth,
       log: options.log,
       metrics: options.metrics,
-      lockMs: config.upstreamTimeoutMs + 1_000,
+      lockMs: config.serviceAccountLockMs,
       clock: options.clock,
     }),
   };

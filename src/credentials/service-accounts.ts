@@ -14,7 +14,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ServiceAccountConfig } from '../config';
-import type { CacheStore } from '../cache/store';
+import type { Locks } from '../cache/store';
 import { gatewayError, GatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -71,7 +71,7 @@ export function bearerKey(header: string | null): string | undefined {
 export interface ServiceAccountCredentialsOptions {
   readonly store: AccountCredentialStore;
   /** The cache store's lock service (fail-open: a local lock when its Redis is down). */
-  readonly locks: CacheStore;
+  readonly locks: Locks;
   readonly cipher: CredentialCipher;
   readonly signIn: (account: ServiceAccount) => Promise<SignInOutcome>;
   readonly storeHealth: StoreHealth;

@@ -11,8 +11,7 @@
 import type { GatewayError } from '../errors';
 import { jsonResponse } from '../http/json-response';
 import { bodyParams } from './body-params';
-import type { LoginAttempt } from '../protection/login-limits';
-import type { GatewayRuntime } from '../gateway/runtime';
+import type { LoginAttempt, LoginLimits } from '../protection/login-limits';
 
 const MESSAGES: Partial<Record<GatewayError['code'], string>> = {
   RATE_LIMITED: 'Too many sign-in attempts. Try again later.',
@@ -57,10 +56,10 @@ function refusal(error: GatewayError): Response {
  * Runs `signIn` (the pass-through to the upstream) within the login limits. 200 is a successful
  * sign-in (clears the e-mail's failures); any other answer leaves the attempt counted.
  */
-export async function signInWithinLimits(runtime: Pick<GatewayRuntime, 'loginLimits'>, attempt: LoginAttempt, signIn: () => Promise<Response>): Promise<Response> {
-  const refused = await runtime.loginLimits.admit(attempt);
+export async function signInWithinLimits(loginLimits: LoginLimits, attempt: LoginAttempt, signIn: () => Promise<Response>): Promise<Response> {
+  const refused = await loginLimits.admit(attempt);
   if (refused) return refusal(refused);
   const response = await signIn();
-  if (response.status === 200) await runtime.loginLimits.succeeded(attempt);
+  if (response.status === 200) await loginLimits.succeeded(attempt);
   return response;
 }

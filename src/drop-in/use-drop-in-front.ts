@@ -14,24 +14,31 @@
  *   forged credential is never echoed nor answered by the gateway, not even for `{ __typename }`.
  *   An answer that accepts the credential makes it verified for the next requests.
  *
- * Every front request is logged (request.completed) by useSessionAuth's onResponse: the state
- * is begun here for the answers this plugin ends itself.
+ * Every front request is logged (request.completed) by useAccessLog, which runs before this plugin.
  */
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { LimitsConfig } from '../config';
 import { credentialFromHeaders, type UpstreamCredential } from '../credentials/types';
-import { type UpstreamTarget } from '../upstream/target';
+import type { Environment } from '../environment';
 import { GatewayError, gatewayError } from '../errors';
 import { jsonResponse } from '../http/json-response';
-import { stateOf, type GatewayContext, type RequestState } from '../gateway/context';
-import { beginRequestState } from '../gateway/request-state';
-import { overLimit } from '../protection/rate-limiter';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
+import { noteRequestUid } from '../observability/use-access-log';
+import { clientAddressOf } from '../protection/client-address';
+import type { LoginLimits } from '../protection/login-limits';
+import { overLimit, type RateLimitStore } from '../protection/rate-limiter';
 import { anonymousCounterKey } from '../protection/use-anonymous-limit';
-import type { GatewayRuntime } from '../gateway/runtime';
+import type { UpstreamFetch } from '../upstream/fetch';
+import type { UpstreamTarget } from '../upstream/target';
+import { frontTarget } from './identity';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
 import { passThroughRefusal } from './pass-through-limits';
 import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-limits';
+import { beginDropIn, dropInStateOf, type DropInState } from './state';
+import type { VerifiedCredentials } from './verified-credentials';
 
 export { credentialHeadersOf } from './pass-through';
 
@@ -39,16 +46,16 @@ export { credentialHeadersOf } from './pass-through';
 const AUTH_BODY_LIMIT = 64 * 1024;
 
 export interface DropInFrontOptions {
-  readonly runtime: GatewayRuntime;
-}
-
-/**
- * The environment a front request acts in (the path's prefix, else `X-Upstream-Environment`), the
- * sandbox by default. A prefix contradicted by the header was refused before (useDropInFront).
- */
-export function frontTarget(runtime: GatewayRuntime, request: Request): UpstreamTarget {
-  const environment = frontEnvironment(frontRoute(new URL(request.url).pathname), request.headers.get('x-upstream-environment'));
-  return environment === 'production' ? runtime.upstreams.production : runtime.upstreams.sandbox;
+  readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
+  readonly upstreamFetch: UpstreamFetch;
+  readonly verified: VerifiedCredentials;
+  readonly limits: Pick<LimitsConfig, 'anonymous' | 'maxBodyBytes' | 'maxQueryBytes'>;
+  /** The anonymous limit's counters, shared with /graphql (failing open). */
+  readonly counters: RateLimitStore;
+  readonly loginLimits: LoginLimits;
+  readonly log: LogEvents;
+  readonly metrics: GatewayMetrics;
+  readonly clock: () => number;
 }
 
 /** Credential headers echoed as devise does when no upstream call answered (verified credentials only). */
@@ -57,14 +64,6 @@ export function echoedCredentialHeaders(credential: UpstreamCredential): Record<
   if (credential.expiry !== undefined) values.expiry = String(credential.expiry);
   values.uid = credential.uid;
   return { ...values, authorization: `Bearer ${Buffer.from(JSON.stringify(values)).toString('base64')}` };
-}
-
-/** Front GraphQL requests whose credential the upstream accepted recently (with its remembered expiry). */
-const verifiedRequests = new WeakMap<Request, UpstreamCredential>();
-
-/** The verified credential of a front GraphQL request that runs through the gateway. */
-export function verifiedCredentialOf(request: Request): UpstreamCredential | undefined {
-  return verifiedRequests.get(request);
 }
 
 function jsonObject(body: ArrayBuffer | undefined): Record<string, unknown> {
@@ -83,8 +82,8 @@ function errorResponse(error: unknown): Response {
   return jsonResponse(http.status, { errors: [{ message: known.message, extensions: { code: known.code } }] }, http.headers ?? {});
 }
 
-export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayContext> {
-  const { upstreamFetch, front, clock } = runtime;
+export function useDropInFront(options: DropInFrontOptions): Plugin {
+  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock } = options;
   /** The schema being served, for the limits on passed-through GraphQL (its statements and pages). */
   let schema: GraphQLSchema | undefined;
   const call = (target: UpstreamTarget, route: FrontRoute, operation: string): PassThroughCall =>
@@ -95,56 +94,56 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
    * The body (devise's `{ email, password }`) is read before the upstream call, so that checks of
    * the attempt can come first.
    */
-  const signIn = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState): Promise<Response> => {
+  const signIn = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: DropInState): Promise<Response> => {
     const params = signInParams(await readBody(request, AUTH_BODY_LIMIT), request.headers.get('content-type'));
     if (!params) return unreadableSignIn();
-    const attempt = { address: state.clientAddress ?? 'unknown', email: params.email, environment: target.environment };
+    const attempt = { address: clientAddressOf(request), email: params.email, environment: target.environment };
     state.signInEmail = params.email;
-    return signInWithinLimits(runtime, attempt, async () => {
+    return signInWithinLimits(loginLimits, attempt, async () => {
       // The body the limits read, and nothing else, goes upstream.
       const rebuilt = new TextEncoder().encode(JSON.stringify(params)).buffer;
       const { response } = await passThrough(request, rebuilt, call(target, route, 'signIn'), 'application/json');
       const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
       if (credential) {
-        state.uid = credential.uid;
-        await front.verified.remember(target.cacheNamespace, credential, clock());
+        noteRequestUid(request, credential.uid);
+        await verified.remember(target.cacheNamespace, credential, clock());
       }
       return response;
     });
   };
 
   /** Sign-out: the upstream's answer; the client's credential is no longer verified. */
-  const signOut = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState): Promise<Response> => {
+  const signOut = async (request: Request, target: UpstreamTarget, route: FrontRoute): Promise<Response> => {
     const body = await readBody(request, AUTH_BODY_LIMIT);
     const { response, sent } = await passThrough(request, body, call(target, route, 'signOut'));
     // devise reads the credential from the headers, else from the body (the JavaScript tutorial's form).
     const params = jsonObject(body);
     const credential = credentialFromHeaders((name) => sent.get(name) ?? (typeof params[name] === 'string' ? params[name] : null));
     if (credential) {
-      if (response.ok) state.uid = credential.uid;
-      await front.verified.forget(target.cacheNamespace, credential);
+      if (response.ok) noteRequestUid(request, credential.uid);
+      await verified.forget(target.cacheNamespace, credential);
     }
     return response;
   };
 
   /** GraphQL the gateway does not run: the upstream's answer; one that accepts the credential verifies it. */
-  const graphqlPassThrough = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: RequestState, presented: UpstreamCredential | undefined): Promise<Response> => {
+  const graphqlPassThrough = async (request: Request, target: UpstreamTarget, route: FrontRoute, presented: UpstreamCredential | undefined): Promise<Response> => {
     // No identity the gateway's limits know: the anonymous limit of the address (confirmation
     // tokens guessed, forged credentials), on the counter /graphql uses for the same address.
-    const { anonymous } = runtime.config.limits;
-    const decision = await runtime.rateLimits.hit(anonymousCounterKey(state.clientAddress ?? 'unknown'), anonymous.max, anonymous.windowMs);
-    if (!decision.allowed) throw overLimit(runtime, 'anonymous', decision);
-    const body = await readBody(request, runtime.config.limits.maxBodyBytes);
-    const refused = passThroughRefusal(body, request.headers.get('content-type'), schema, runtime.config.limits.maxQueryBytes);
+    const { anonymous } = limits;
+    const decision = await counters.hit(anonymousCounterKey(clientAddressOf(request)), anonymous.max, anonymous.windowMs);
+    if (!decision.allowed) throw overLimit({ log, metrics }, 'anonymous', decision);
+    const body = await readBody(request, limits.maxBodyBytes);
+    const refused = passThroughRefusal(body, request.headers.get('content-type'), schema, limits.maxQueryBytes);
     if (refused) throw refused;
     const { response } = await passThrough(request, body, call(target, route, 'graphql'));
     const answered = credentialHeadersOf(response.headers);
     // Only devise's headers for this uid and client say the upstream authenticated the credential
     // (confirmRegistration or introspection answer 200 without one).
     if (!presented || !response.ok || answered?.uid !== presented.uid || answered.client !== presented.client) return response;
-    state.uid = presented.uid;
+    noteRequestUid(request, presented.uid);
     const rotated = credentialFromHeaders((name) => answered[name]);
-    await front.verified.remember(target.cacheNamespace, rotated ?? presented, clock());
+    await verified.remember(target.cacheNamespace, rotated ?? presented, clock());
     return response;
   };
 
@@ -154,10 +153,10 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
     },
 
     async onRequest(payload) {
-      const { request, url, serverContext } = payload;
+      const { request, url } = payload;
       const route = frontRoute(url.pathname);
       if (!route) return;
-      const state = beginRequestState(request, runtime, serverContext);
+      const state = beginDropIn(request);
       const endResponse = (response: Response) => payload.endResponse(response);
       if (request.method !== route.method) {
         endResponse(jsonResponse(405, { errors: [{ message: `${url.pathname} accepts ${route.method} only.`, extensions: { code: 'BAD_REQUEST' } }] }, { allow: route.method }));
@@ -168,38 +167,37 @@ export function useDropInFront({ runtime }: DropInFrontOptions): Plugin<GatewayC
         endResponse(jsonResponse(400, { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }));
         return;
       }
-      const target = frontTarget(runtime, request);
+      const target = frontTarget(options.upstreams, request);
       try {
         if (route.endpoint === 'signIn') return endResponse(await signIn(request, target, route, state));
-        if (route.endpoint === 'signOut') return endResponse(await signOut(request, target, route, state));
+        if (route.endpoint === 'signOut') return endResponse(await signOut(request, target, route));
         const presented = credentialFromHeaders((name) => request.headers.get(name));
         if (presented) {
-          const expiry = await front.verified.check(target.cacheNamespace, presented);
+          const expiry = await verified.check(target.cacheNamespace, presented);
           if (expiry !== undefined) {
-            // Runs through the gateway (useSessionAuth reads the credential from here).
-            verifiedRequests.set(request, expiry ? { ...presented, expiry: Number(expiry) } : presented);
-            state.uid = presented.uid;
+            // Runs through the gateway, as the drop-in identity (identity.ts reads it from here).
+            state.verified = expiry ? { ...presented, expiry: Number(expiry) } : presented;
+            noteRequestUid(request, presented.uid);
             return;
           }
         }
-        endResponse(await graphqlPassThrough(request, target, route, state, presented));
+        endResponse(await graphqlPassThrough(request, target, route, presented));
       } catch (error) {
         const response = errorResponse(error);
-        runtime.metrics.graphqlError(error instanceof GatewayError ? error.code : 'UPSTREAM_ERROR');
+        metrics.graphqlError(error instanceof GatewayError ? error.code : 'UPSTREAM_ERROR');
         endResponse(response);
       }
     },
 
     onResultProcess(payload) {
-      const refusal = stateOf(payload.request)?.dropIn?.refusal;
+      const refusal = dropInStateOf(payload.request)?.refusal;
       if (!refusal) return;
       // The upstream refused the client's own credential: its answer, as it was.
       payload.setResultProcessor(() => upstreamStyleResponse(refusal.status, refusal.body, refusal.headers), 'application/json');
     },
 
     onResponse({ request, response }) {
-      const state = stateOf(request);
-      const dropIn = state?.dropIn;
+      const dropIn = dropInStateOf(request);
       if (!dropIn || dropIn.refusal) return;
       // `presented` is only set for a verified credential: a forged one was passed through above.
       const headers = dropIn.credentialHeaders ?? (dropIn.presented ? echoedCredentialHeaders(dropIn.presented) : undefined);

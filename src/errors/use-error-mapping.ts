@@ -8,11 +8,15 @@ import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from './';
 import { QUERY_LIMIT_MESSAGE } from '../protection/use-query-limits';
-import type { GatewayRuntime } from '../gateway/runtime';
-import { stateOf, type RequestState } from '../gateway/context';
+import { isDropInRequest } from '../drop-in/state';
+import { executedOf } from '../gateway/executed';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
+import { upstreamOutcome } from '../upstream/outcome';
 
 export interface ErrorMappingOptions {
-  readonly runtime: GatewayRuntime;
+  readonly log: LogEvents;
+  readonly metrics: GatewayMetrics;
 }
 
 /** Codes the HTTP executor puts on errors about the upstream's answer. */
@@ -42,10 +46,9 @@ function asUpstreamWould(error: GraphQLError): GraphQLError {
   return clientError(code, error.message, error.path, undefined, 200);
 }
 
-export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
-  const { log } = runtime;
-
-  const mapError = (error: GraphQLError, state: RequestState | undefined): GraphQLError => {
+export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
+  const mapError = (error: GraphQLError, request: Request): GraphQLError => {
+    const operation = executedOf(request)?.names;
     // graphql-armor's refusals come as parse or validation errors.
     if (!error.path && QUERY_LIMIT_MESSAGE.test(error.message)) {
       return clientError('QUERY_TOO_COMPLEX', error.message.replace(/^Syntax Error: /, 'Query too complex: '));
@@ -63,9 +66,9 @@ export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
     const fromExecutor = (typeof code === 'string' && EXECUTOR_CODES.has(code)) || 'request' in extensions || 'response' in extensions;
     if (fromExecutor) {
       // Mesh's delegation drops `originalError`: what the broker recorded says what happened.
-      const recorded = state?.upstreamFailure;
+      const recorded = upstreamOutcome(request).failure;
       if (recorded) return clientError(recorded.code, recorded.message, error.path);
-      log.unexpectedError({ error: new Error(`upstream answer not usable (${String(code)})`), operation: state?.operation });
+      log.unexpectedError({ error: new Error(`upstream answer not usable (${String(code)})`), operation });
       return clientError('UPSTREAM_ERROR', DEFAULT_MESSAGES.UPSTREAM_ERROR, error.path);
     }
 
@@ -83,30 +86,29 @@ export function useErrorMapping({ runtime }: ErrorMappingOptions): Plugin {
       if (innermost instanceof GraphQLError) {
         return clientError('GRAPHQL_VALIDATION_FAILED', safeMessage);
       }
-    } else if (state?.upstreamAnswered && innermostError(error) instanceof GraphQLError) {
+    } else if (upstreamOutcome(request).answered && innermostError(error) instanceof GraphQLError) {
       // A top-level error in the upstream's own GraphQL answer: its message is meant for API clients.
       return clientError('UPSTREAM_ERROR', safeMessage, error.path);
     }
-    log.unexpectedError({ error: innermostError(error), operation: state?.operation });
+    log.unexpectedError({ error: innermostError(error), operation });
     return clientError('INTERNAL_SERVER_ERROR', DEFAULT_MESSAGES.INTERNAL_SERVER_ERROR, error.path);
   };
 
-  const mapResult = (result: ResultLike, state: RequestState | undefined): ResultLike => {
+  const mapResult = (result: ResultLike, request: Request): ResultLike => {
     if (!result.errors?.length) return result;
-    const errors = result.errors.map((error) => mapError(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message), { originalError: error as Error }), state));
-    for (const error of errors) runtime.metrics.graphqlError(String(error.extensions.code));
-    return { ...result, errors: state?.dropIn ? errors.map(asUpstreamWould) : errors };
+    const errors = result.errors.map((error) => mapError(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message), { originalError: error as Error }), request));
+    for (const error of errors) metrics.graphqlError(String(error.extensions.code));
+    return { ...result, errors: isDropInRequest(request) ? errors.map(asUpstreamWould) : errors };
   };
 
   return {
     onResultProcess(payload) {
       const { request, result } = payload;
-      const state = stateOf(request);
       type Input = Parameters<typeof payload.setResult>[0];
       if (Array.isArray(result)) {
-        payload.setResult(result.map((entry) => mapResult(entry as ResultLike, state)) as Input);
+        payload.setResult(result.map((entry) => mapResult(entry as ResultLike, request)) as Input);
       } else if (!(Symbol.asyncIterator in result)) {
-        payload.setResult(mapResult(result as ResultLike, state) as Input);
+        payload.setResult(mapResult(result as ResultLike, request) as Input);
       }
     },
   };

@@ -1,80 +1,117 @@
 /**
- * The gateway's plugins, in order. Each entry is a factory; state lives in the runtime passed in.
+ * The gateway's plugins, in order, each given only what it uses: the runtime is unpacked here once.
+ * The order is the pipeline: HTTP routes answered before any GraphQL work, then the drop-in front,
+ * limits, who the request acts as, caches, the upstream calls, and the last word on errors.
  */
 import type { MeshPlugin } from '@graphql-mesh/types';
+import type { Plugin } from 'graphql-yoga';
 import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { usePdfCache } from '../cache/use-pdf-cache';
 import { useReadCache } from '../cache/use-read-cache';
+import { serviceAccountStrategy } from '../credentials/identity';
 import { FRONT_GRAPHQL_PATHS } from '../drop-in/front-paths';
+import { dropInStrategy, frontTarget } from '../drop-in/identity';
+import { isDropInRequest } from '../drop-in/state';
 import { useDropInFront } from '../drop-in/use-drop-in-front';
-import { useQueryLimits } from '../protection/use-query-limits';
-import { useAnonymousLimit } from '../protection/use-anonymous-limit';
-import { useRateLimits } from '../protection/use-rate-limits';
-import { useHealth } from '../observability/use-health';
-import { createOpsAccess } from '../observability/ops/access';
-import { useAuditLog } from '../observability/use-audit-log';
-import { useGraphiQLPage } from '../observability/graphiql/use-graphiql-page';
-import { useOpsPage } from '../observability/ops/use-ops-page';
-import { useGraphqlMetrics, useMetricsEndpoint } from '../observability/use-metrics';
-import type { GatewayRuntime } from './runtime';
-import { stateOf, type GatewayContext } from './context';
-import { useCredentialBroker } from '../upstream/use-credential-broker';
-import { useDistinctValidationRules } from '../protection/use-distinct-validation-rules';
 import { useErrorMapping } from '../errors/use-error-mapping';
 import { useRoutes } from '../http/use-routes';
-import { useSessionAuth } from '../identity/use-identity';
+import { useIdentity } from '../identity/use-identity';
+import { useGraphiQLPage } from '../observability/graphiql/use-graphiql-page';
+import { createOpsAccess } from '../observability/ops/access';
+import { useOpsPage } from '../observability/ops/use-ops-page';
+import { useAccessLog } from '../observability/use-access-log';
+import { useAuditLog } from '../observability/use-audit-log';
+import { useHealth } from '../observability/use-health';
+import { useGraphqlMetrics, useMetricsEndpoint } from '../observability/use-metrics';
+import { useClientAddress } from '../protection/client-address';
+import { useAnonymousLimit } from '../protection/use-anonymous-limit';
+import { useDistinctValidationRules } from '../protection/use-distinct-validation-rules';
+import { useQueryLimits } from '../protection/use-query-limits';
+import { useRateLimits } from '../protection/use-rate-limits';
+import { browserSessionStrategy } from '../session/identity';
+import { useSessionCookies } from '../session/cookie-jar';
+import { useCsrf } from '../session/use-csrf';
+import { useCredentialBroker } from '../upstream/use-credential-broker';
+import type { GatewayContext, ResolverServices } from './context';
+import { useExecutedOperation } from './executed';
+import type { GatewayRuntime } from './runtime';
+
+/** Puts what the gateway's own resolvers use in the context. */
+function useResolverServices(services: ResolverServices): Plugin<GatewayContext> {
+  return {
+    onContextBuilding({ extendContext }) {
+      extendContext({ services });
+    },
+  };
+}
 
 export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayContext>[] {
+  const { config, log, metrics, clock, upstreams, upstreamFetch, sessions, caches, rateLimits, loginLimits } = runtime;
+  const { limits, cache } = config;
+  const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams };
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
-  const opsAccess = createOpsAccess({ ...(runtime.config.opsToken ? { token: runtime.config.opsToken } : {}), trustProxy: runtime.config.trustProxy });
-  return [
+  const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
+  const plugins: Plugin<GatewayContext>[] = [
+    // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
+    useClientAddress({ trustProxy: config.trustProxy }),
     // HTTP routes answered before any GraphQL work: liveness, readiness, metrics and /ops.
-    useHealth({ runtime }) as MeshPlugin<GatewayContext>,
-    useMetricsEndpoint({ metrics: runtime.metrics, access: opsAccess }) as MeshPlugin<GatewayContext>,
-    // The /ops page and its data.
-    useOpsPage({ metrics: runtime.metrics, access: opsAccess, clock: runtime.clock }) as MeshPlugin<GatewayContext>,
+    useHealth({ sessionStore: sessions.store, upstreams, clock }),
+    useMetricsEndpoint({ metrics, access: opsAccess }),
+    useOpsPage({ metrics, access: opsAccess, clock }),
     // GraphiQL outside production, from the installed package (no CDN): the page at /graphql for
     // browsers, its assets under /graphiql/; in production both are 404.
-    ...(runtime.config.production ? [] : [useGraphiQLPage({ title: 'Statement gateway', headers: { 'X-CSRF': '1' } }) as MeshPlugin<GatewayContext>]),
+    ...(config.production ? [] : [useGraphiQLPage({ title: 'Statement gateway', headers: { 'X-CSRF': '1' } })]),
     // The standard GraphQL metrics (requests, phases, errors, HTTP durations) on the same registry.
-    useGraphqlMetrics({ metrics: runtime.metrics }) as MeshPlugin<GatewayContext>,
+    useGraphqlMetrics({ metrics }),
+    // Every request from here on: the access log line, and the session cookie's Set-Cookie headers.
+    useAccessLog({ log, clock }),
+    useSessionCookies(),
     // The drop-in front ([/sandbox|/production]/v2/...): sign-in, sign-out and GraphQL without a
     // verified credential passed through; its GraphQL answers get the upstream's credential
     // headers (or refusal) on the way out.
-    useDropInFront({ runtime }) as MeshPlugin<GatewayContext>,
+    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock }),
     // Every other path but /graphql and the front's GraphQL paths is 404; POST bodies must be JSON (415 otherwise).
-    useRoutes({ graphqlPaths: ['/graphql', ...FRONT_GRAPHQL_PATHS] }) as MeshPlugin<GatewayContext>,
+    useRoutes({ graphqlPaths: ['/graphql', ...FRONT_GRAPHQL_PATHS] }),
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
-    useDistinctValidationRules() as MeshPlugin<GatewayContext>,
+    useDistinctValidationRules(),
     // Query limits (text length before parsing; tokens while parsing; depth, aliases,
     // directives, cost while validating; PDFs per answer before executing). Introspection on the
     // front follows the upstream, which allows it (its schema is public).
-    ...(useQueryLimits({
-      introspection: runtime.config.limits.introspection,
-      introspectionAllowed: (request) => stateOf(request)?.dropIn !== undefined,
-      maxQueryBytes: runtime.config.limits.maxQueryBytes,
-    }) as MeshPlugin<GatewayContext>[]),
-    // Who the request acts as: CSRF/origin check, session lookup, anonymous allow-list;
-    // also sets the session cookie on the way out and writes the access log.
-    useSessionAuth({ runtime }) as MeshPlugin<GatewayContext>,
+    ...useQueryLimits({ introspection: limits.introspection, introspectionAllowed: isDropInRequest, maxQueryBytes: limits.maxQueryBytes }),
+    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, upstreamFetch }, definitions: caches.definitions }),
+    // From here on, onExecute hooks read the executed operation and its root fields (found once).
+    useExecutedOperation(),
+    // Cookie requests and logins pass the CSRF/origin check before anything acts for a browser.
+    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: isDropInRequest }),
+    // Who the request acts as: the drop-in front's credential, the session cookie, an API key.
+    useIdentity({
+      strategies: [
+        dropInStrategy({ upstreams, verified: runtime.verifiedCredentials, clock }),
+        browserSessionStrategy(sessionDependencies),
+        serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
+      ],
+      production: config.production,
+      defaultUpstream: (request) => frontTarget(upstreams, request),
+    }),
     // Rate limits: root fields per identity; root fields per address without one (login has its
     // own limits, in its resolver and the front's sign-in).
-    useRateLimits({ runtime }) as MeshPlugin<GatewayContext>,
-    useAnonymousLimit({ runtime }) as MeshPlugin<GatewayContext>,
-    // Caches, only ever after the session was validated: mutations invalidate first, then
-    // statement reads may be answered per identity from the response cache.
-    // Definitions hits answered from the bytes of an earlier identical answer (no execution).
-    useDefinitionsAnswers({ runtime }) as MeshPlugin<GatewayContext>,
-    useCacheInvalidation({ runtime }) as MeshPlugin<GatewayContext>,
-    useReadCache({ runtime }) as MeshPlugin<GatewayContext>,
-    // Upstream calls: the session's credential in, rotated tokens kept, 401 ends the session.
-    useCredentialBroker({ runtime }),
+    useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics }),
+    useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics }),
+    // Caches, only ever after the identity was validated: definitions hits answered from the bytes
+    // of an earlier identical answer (no execution); mutations invalidate first, then statement
+    // reads may be answered per identity from the response cache.
+    useDefinitionsAnswers({ definitions: caches.definitions, metrics }),
+    useCacheInvalidation({ store: caches.store }),
+    useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock }),
+    // Upstream calls: the identity's credential in, rotated tokens kept, a 401 as the identity says.
+    useCredentialBroker({ upstreamFetch }),
     // Around the brokered call: PDFs per identity and statement from the PDF cache.
-    usePdfCache({ runtime }),
+    usePdfCache({ store: caches.store, rewriter: caches.pdfRewriter, metrics, ttlMs: cache.pdfTtlMs, maxPdfBytes: cache.pdfMaxBytes }),
     // Last: every error the client sees gets a contract code and a safe message.
-    useErrorMapping({ runtime }) as MeshPlugin<GatewayContext>,
+    useErrorMapping({ log, metrics }),
     // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
-    useAuditLog({ log: runtime.log, trustProxy: runtime.config.trustProxy }) as MeshPlugin<GatewayContext>,
-  ];
+    useAuditLog({ log, cookieSecure: config.cookieSecure }),
+  ] as Plugin<GatewayContext>[];
+  return plugins as MeshPlugin<GatewayContext>[];
 }

@@ -1,54 +1,150 @@
 /**
- * What the gateway's plugins and resolvers share for the life of the process: configuration,
- * stores, the upstream client and the logger. `src/main.ts` builds it; `.meshrc.ts` can only name
- * files (its functions would not survive `mesh build`), so the plugin entry reads it from here.
+ * What one gateway's plugins and resolvers share for its lifetime: configuration, stores, the
+ * upstream client and the logger. `createGatewayRuntime(config)` builds it and returns it with its
+ * `close()`; nothing is global, so two gateways can run in one process.
  */
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Caches } from '../cache';
+import type { Logger } from 'pino';
+import { createCaches, type Caches } from '../cache';
+import { createMemoryCacheStore } from '../cache/memory-store';
+import { createRedisCacheStore } from '../cache/redis-store';
+import type { CacheStore } from '../cache/store';
 import type { GatewayConfig } from '../config';
-import type { Environment } from '../environment';
-import type { ServiceAccounts } from '../credentials';
-import type { UpstreamTarget } from '../upstream/target';
-import type { VerifiedCredentials } from '../drop-in/verified-credentials';
-import type { LoginLimits } from '../protection/login-limits';
-import type { RateLimitStore } from '../protection/rate-limiter';
-import type { LogEvents } from '../observability/log-events';
-import type { GatewayMetrics } from '../observability/metrics';
-import type { StoreHealth } from '../observability/store-health';
-import type { Sessions } from '../session/sessions';
-import type { UpstreamFetch } from '../upstream/fetch';
+import { createServiceAccounts, type ServiceAccounts } from '../credentials';
+import { createCredentialCipher } from '../credentials/cipher';
+import { createVerifiedCredentials, type VerifiedCredentials } from '../drop-in/verified-credentials';
+import { startEmbeddedUpstreams, type EmbeddedUpstreams } from '../embedded-upstreams';
+import { ENVIRONMENTS, type Environment } from '../environment';
+import { createLogEvents, type LogEvents } from '../observability/log-events';
+import { createMetrics, type GatewayMetrics } from '../observability/metrics';
+import { createStoreHealth, type StoreHealth } from '../observability/store-health';
+import { createMemoryAccountBackoff, createRedisAccountBackoff } from '../protection/account-backoff';
+import { createLoginLimits, type LoginLimits } from '../protection/login-limits';
+import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit, type RateLimitStore } from '../protection/rate-limiter';
+import { createRedisClient, waitForReady } from '../redis';
+import { createMemorySessionStore } from '../session/memory-store';
+import { createRedisSessionStore } from '../session/redis-store';
+import { createSessionCache } from '../session/session-cache';
+import { Sessions, type ActiveSession } from '../session/sessions';
+import type { SessionStore } from '../session/store';
+import { createUpstreamFetch, type UpstreamFetch } from '../upstream/fetch';
+import { upstreamTarget, type UpstreamTarget } from '../upstream/target';
 
 export interface GatewayRuntime {
   readonly config: GatewayConfig;
+  readonly logger: Logger;
   readonly log: LogEvents;
+  readonly clock: () => number;
+  readonly metrics: GatewayMetrics;
+  readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
+  readonly upstreamFetch: UpstreamFetch;
   readonly sessions: Sessions;
   /** Reachability of the session store, as requests last saw it. */
   readonly sessionStoreHealth: StoreHealth;
-  readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
-  readonly upstreamFetch: UpstreamFetch;
-  readonly metrics: GatewayMetrics;
   readonly caches: Caches;
   readonly serviceAccounts: ServiceAccounts;
   /** Request-rate limits, shared by replicas through the session store's Redis (failing open). */
   readonly rateLimits: RateLimitStore;
-  /** The same counters failing closed (they throw while Redis is away): for `login`. */
-  readonly rateLimitsFailClosed: RateLimitStore;
   /** Login limits (per address, address and e-mail, account), for `login` and the front's sign-in. */
   readonly loginLimits: LoginLimits;
   /** The drop-in front's record of credentials the upstream accepted. */
-  readonly front: { readonly verified: VerifiedCredentials };
-  /** The Redis of sessions and credentials, when configured. */
-  readonly redis?: Redis;
-  readonly clock: () => number;
+  readonly verifiedCredentials: VerifiedCredentials;
+  /** The built-in emulator, when no upstream URL was configured. */
+  readonly embedded?: EmbeddedUpstreams;
+  /** Stops every connection and the built-in emulator. */
+  close(): Promise<void>;
 }
 
-let current: GatewayRuntime | undefined;
+export async function createGatewayRuntime(config: GatewayConfig, logger: Logger): Promise<GatewayRuntime> {
+  const log = createLogEvents(logger);
+  const clock = Date.now;
+  /** Redis connections, closed last (the session cache's subscriber is closed by the cache). */
+  const clients: Redis[] = [];
 
-export function installRuntime(runtime: GatewayRuntime | undefined): void {
-  current = runtime;
+  const missing = ENVIRONMENTS.filter((environment) => !config.upstreamUrls[environment]);
+  const embedded = missing.length ? await startEmbeddedUpstreams() : undefined;
+  const baseUrl = (environment: Environment) => config.upstreamUrls[environment] ?? embedded?.[environment].url ?? '';
+  const upstreams = { sandbox: upstreamTarget('sandbox', baseUrl('sandbox')), production: upstreamTarget('production', baseUrl('production')) };
+
+  const sessionStoreHealth = createStoreHealth('sessions', log);
+  let redis: Redis | undefined;
+  let store: SessionStore & { close?: () => void };
+  if (config.redisUrl) {
+    redis = createRedisClient({ url: config.redisUrl, health: sessionStoreHealth });
+    clients.push(redis);
+    await waitForReady(redis, 3_000);
+    store = createRedisSessionStore(redis);
+  } else {
+    store = createMemorySessionStore();
+  }
+  const metrics = createMetrics();
+  // Without CREDENTIAL_KEY (memory stores only), a key of this process seals the credentials and
+  // the cached statements alike.
+  const credentialKey = config.credentialKey ?? randomBytes(32);
+  const cipher = createCredentialCipher(credentialKey, config.previousCredentialKeys);
+  // With Redis, replicas remember a resolved session for a moment (src/session/session-cache.ts).
+  const sessionCache =
+    redis && config.redisUrl && config.sessionCacheMs > 0
+      ? createSessionCache<ActiveSession>({
+          ttlMs: config.sessionCacheMs,
+          maxEntries: 100_000,
+          clock,
+          redis,
+          subscriber: createRedisClient({ url: config.redisUrl, name: 'session-invalidations' }),
+          endOf: (session) => session.absoluteExpiresAt,
+          onLookup: (result) => metrics.sessionCacheLookup(result),
+          onPublishFailed: () => log.sessionInvalidationUnpublished(),
+        })
+      : undefined;
+  const sessions = new Sessions({
+    store, cipher, idleMs: config.sessionIdleMs, absoluteMs: config.sessionAbsoluteMs, clock,
+    ...(sessionCache ? { cache: sessionCache } : {}),
+  });
+
+  // Caches fail open, on their own connections with a shorter command timeout: a slow or absent
+  // cache store costs a request a quarter of a second at most, then it goes on uncached.
+  const cacheHealth = createStoreHealth('caches', log);
+  let cacheStore: CacheStore;
+  if (config.cacheRedisUrl) {
+    const cacheRedis = createRedisClient({ url: config.cacheRedisUrl, health: cacheHealth, commandTimeoutMs: 250 });
+    const subscriber = createRedisClient({ url: config.cacheRedisUrl, health: cacheHealth, commandTimeoutMs: 250 });
+    clients.push(cacheRedis, subscriber);
+    await waitForReady(cacheRedis, 3_000);
+    cacheStore = createRedisCacheStore({ redis: cacheRedis, subscriber });
+  } else {
+    cacheStore = createMemoryCacheStore();
+  }
+  const caches = createCaches({ config, store: cacheStore, key: credentialKey, health: cacheHealth, metrics, log, clock });
+
+  const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics });
+  const serviceAccounts = createServiceAccounts({
+    config, cipher, upstreams, upstreamFetch, log, metrics, clock,
+    locks: caches.store,
+    storeHealth: sessionStoreHealth,
+    ...(redis ? { redis } : {}),
+  });
+  const rateLimitsFailClosed = redis ? createRedisRateLimitStore(redis, clock) : createMemoryRateLimitStore(clock);
+  const rateLimits = failOpenRateLimit(rateLimitsFailClosed, (error) => sessionStoreHealth.failed(error), () => sessionStoreHealth.ok());
+  const loginLimits = createLoginLimits({
+    // Logins fail closed: these counters throw while Redis is away.
+    counters: rateLimitsFailClosed,
+    accounts: redis ? createRedisAccountBackoff(redis, clock) : createMemoryAccountBackoff(clock),
+    limits: config.limits, health: sessionStoreHealth, log, metrics,
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    config, logger, log, clock, metrics, upstreams, upstreamFetch, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
+    verifiedCredentials: createVerifiedCredentials(redis),
+    ...(embedded ? { embedded } : {}),
+    close: () =>
+      (closing ??= (async () => {
+        store.close?.();
+        await sessionCache?.close();
+        await caches.store.close();
+        for (const client of clients) await client.quit().catch(() => client.disconnect());
+        await embedded?.close();
+      })()),
+  };
 }
-
-export function installedRuntime(): GatewayRuntime | undefined {
-  return current;
-}
-

@@ -14,17 +14,20 @@
 import { createHash } from 'node:crypto';
 import { OperationTypeNode, valueFromASTUntyped, type FieldNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { GatewayContext, RequestIdentity } from '../gateway/context';
-import { stateOf } from '../gateway/context';
+import { dropInStateOf } from '../drop-in/state';
 import { environmentFromEnum } from '../environment';
-import { clientAddress } from '../protection/client-address';
+import { executedOf } from '../gateway/executed';
+import type { RequestIdentity } from '../identity/identity';
+import type { IdentityContext } from '../identity/use-identity';
+import { clientAddressOf } from '../protection/client-address';
+import { readSessionCookie } from '../session/cookie';
 import { sessionKey } from '../session/sessions';
 import type { AuditFields, LogEvents } from './log-events';
 
 export interface AuditLogOptions {
   readonly log: LogEvents;
-  /** For the client address (TRUST_PROXY). */
-  readonly trustProxy: number;
+  /** Which session cookie name to read (COOKIE_SECURE). */
+  readonly cookieSecure: boolean;
 }
 
 /** Codes that mean "not allowed": audited whatever the operation. */
@@ -39,17 +42,8 @@ type Pending = Omit<AuditFields, 'status' | 'path' | 'clientAddress'>;
 
 const shortHash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
-function who(identity: RequestIdentity | undefined, context: GatewayContext): Who {
-  switch (identity?.kind) {
-    case 'session':
-      return { actor: 'session', uid: identity.session.uid, environment: identity.session.environment, session: shortHash(identity.session.key) };
-    case 'service-account':
-      return { actor: 'service-account', account: identity.account.name, environment: identity.account.environment };
-    case 'drop-in':
-      return { actor: 'drop-in', uid: identity.credential.uid.slice(0, MAX_UID), environment: context.upstream.environment };
-    default:
-      return { actor: 'anonymous' };
-  }
+function who(identity: RequestIdentity | undefined): Who {
+  return identity ? identity.description : { actor: 'anonymous' };
 }
 
 /** An attempted account name, if it looks like an e-mail: never a password typed into the wrong field. */
@@ -97,9 +91,9 @@ function codesOf(result: unknown): string[] {
   });
 }
 
-export function useAuditLog({ log, trustProxy }: AuditLogOptions): Plugin<GatewayContext> {
+export function useAuditLog({ log, cookieSecure }: AuditLogOptions): Plugin<IdentityContext> {
   const variablesOf = new WeakMap<Request, Record<string, unknown>>();
-  const contexts = new WeakMap<Request, GatewayContext>();
+  const contexts = new WeakMap<Request, IdentityContext>();
   /** The identity as execution began (logout removes it from the context). */
   const before = new WeakMap<Request, RequestIdentity>();
   const pending = new WeakMap<Request, Pending>();
@@ -124,7 +118,7 @@ export function useAuditLog({ log, trustProxy }: AuditLogOptions): Plugin<Gatewa
       const codes = codesOf(result);
       const refusal = REFUSALS.find((code) => codes.includes(code));
       const context = contexts.get(request);
-      const executed = stateOf(request)?.executed;
+      const executed = executedOf(request);
       const mutation = executed?.operation.operation === OperationTypeNode.MUTATION;
       if (!context || (!mutation && !refusal)) return;
       const variables = variablesOf.get(request) ?? {};
@@ -134,12 +128,13 @@ export function useAuditLog({ log, trustProxy }: AuditLogOptions): Plugin<Gatewa
       const action = login ? 'login' : names.includes('logout') ? 'logout' : mutation ? 'mutation' : 'refused';
       // A login acts as the session it created; a failed one names the account it tried.
       const identity = context.identity ?? before.get(request);
-      const cookieId = context.state.cookieId;
+      // The drop-in front's requests act with their own credential: a cookie there means nothing.
+      const cookieId = dropInStateOf(request) ? undefined : readSessionCookie(request.headers.get('cookie'), cookieSecure);
       const actor = login && (!context.identity || codes.length)
         ? { actor: 'anonymous', ...loginAttempt(login, variables) }
         : !identity && cookieId !== undefined
           ? { actor: 'anonymous', session: shortHash(sessionKey(cookieId)) } // refused before its session was looked up
-          : who(identity, context);
+          : who(identity);
       pending.set(request, {
         action,
         outcome: refusal ?? codes[0] ?? 'ok',
@@ -149,14 +144,14 @@ export function useAuditLog({ log, trustProxy }: AuditLogOptions): Plugin<Gatewa
       });
     },
 
-    onResponse({ request, response, serverContext }) {
+    onResponse({ request, response }) {
       const url = new URL(request.url);
       let entry = pending.get(request);
       const front = FRONT_AUTH.exec(url.pathname)?.[1];
       if (!entry && front) {
         // The drop-in front's own sign-in and sign-out: the upstream's answer names the account.
         // A refused sign-in names the account it tried, as a refused login does (an e-mail only).
-        const uid = response.headers.get('uid') ?? (front === 'sign_in' ? asEmail(stateOf(request)?.signInEmail) : undefined);
+        const uid = response.headers.get('uid') ?? (front === 'sign_in' ? asEmail(dropInStateOf(request)?.signInEmail) : undefined);
         const production = url.pathname.startsWith('/production/') || request.headers.get('x-upstream-environment')?.trim().toLowerCase() === 'production';
         entry = {
           action: front === 'sign_in' ? 'front.sign-in' : 'front.sign-out',
@@ -170,7 +165,7 @@ export function useAuditLog({ log, trustProxy }: AuditLogOptions): Plugin<Gatewa
         entry = { action: 'refused', outcome: httpOutcome(response.status, 'UNAUTHENTICATED'), actor: 'anonymous' };
       }
       if (!entry) return;
-      const address = stateOf(request)?.clientAddress ?? clientAddress(request, serverContext, trustProxy);
+      const address = clientAddressOf(request);
       log.audit({ ...entry, status: response.status, path: url.pathname, clientAddress: address });
     },
   };

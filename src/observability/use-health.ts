@@ -5,10 +5,14 @@
 import type { Plugin } from 'graphql-yoga';
 import { ENVIRONMENTS } from '../environment';
 import { jsonResponse } from '../http/json-response';
-import type { GatewayRuntime } from '../gateway/runtime';
+import type { Environment } from '../environment';
+import type { SessionStore } from '../session/store';
+import type { UpstreamTarget } from '../upstream/target';
 
 export interface HealthOptions {
-  readonly runtime: GatewayRuntime;
+  readonly sessionStore: Pick<SessionStore, 'kind' | 'ping'>;
+  readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
+  readonly clock: () => number;
   /** How long each dependency may take to answer. */
   readonly timeoutMs?: number;
   /**
@@ -31,14 +35,14 @@ async function withTimeout(run: () => Promise<void>, ms: number): Promise<void> 
   }
 }
 
-export function useHealth({ runtime, timeoutMs = 2_000, cacheMs = 1_000 }: HealthOptions): Plugin {
+export function useHealth({ sessionStore, upstreams, clock, timeoutMs = 2_000, cacheMs = 1_000 }: HealthOptions): Plugin {
   const checks: Check[] = [
-    { name: `sessionStore:${runtime.sessions.store.kind}`, run: () => runtime.sessions.store.ping() },
+    { name: `sessionStore:${sessionStore.kind}`, run: () => sessionStore.ping() },
     ...ENVIRONMENTS.map((environment) => ({
       name: `upstream:${environment}`,
       run: async () => {
         // Any answer below 500 shows the upstream is up (its GraphQL endpoint refuses GET).
-        const response = await fetch(runtime.upstreams[environment].graphqlUrl, { signal: AbortSignal.timeout(timeoutMs) });
+        const response = await fetch(upstreams[environment].graphqlUrl, { signal: AbortSignal.timeout(timeoutMs) });
         await response.body?.cancel();
         if (response.status >= 500) throw new Error(`status ${response.status}`);
       },
@@ -62,7 +66,7 @@ export function useHealth({ runtime, timeoutMs = 2_000, cacheMs = 1_000 }: Healt
   };
   let latest: { at: number; verdict: Promise<Verdict> } | undefined;
   const verdict = (): Promise<Verdict> => {
-    const now = runtime.clock();
+    const now = clock();
     if (!latest || now - latest.at >= cacheMs) latest = { at: now, verdict: assess() };
     return latest.verdict;
   };

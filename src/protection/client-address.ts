@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
+import type { Plugin } from 'graphql-yoga';
 
 export function clientAddress(request: Request, serverContext: unknown, trustProxy: number): string {
   const socket = (serverContext as { req?: IncomingMessage } | undefined)?.req?.socket.remoteAddress ?? 'unknown';
@@ -48,4 +49,20 @@ export function addressGroup(address: string): string {
     return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
   }
   return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+}
+
+const addresses = new WeakMap<Request, string>();
+
+/** The request's client address, as useClientAddress found it ('unknown' before). */
+export function clientAddressOf(request: Request): string {
+  return addresses.get(request) ?? 'unknown';
+}
+
+/** Finds each request's client address once, first of all plugins (the socket is only known here). */
+export function useClientAddress({ trustProxy }: { readonly trustProxy: number }): Plugin {
+  return {
+    onRequest({ request, serverContext }) {
+      addresses.set(request, clientAddress(request, serverContext, trustProxy));
+    },
+  };
 }

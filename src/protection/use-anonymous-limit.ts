@@ -18,9 +18,11 @@ import { createHash } from 'node:crypto';
 import { Store, useRateLimiter, type Identity } from '@envelop/rate-limiter';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimit } from '../config';
-import type { GatewayContext } from '../gateway/context';
-import type { GatewayRuntime } from '../gateway/runtime';
-import { addressGroup } from './client-address';
+import { executedOf } from '../gateway/executed';
+import type { IdentityContext } from '../identity/use-identity';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
+import { addressGroup, clientAddressOf } from './client-address';
 import { overLimit, type RateLimitStore } from './rate-limiter';
 
 const LOGIN_ONLY = new Set(['login', '__typename']);
@@ -42,7 +44,7 @@ class AddressCountingStore extends Store {
   constructor(
     private readonly limit: RateLimit,
     private readonly counter: RateLimitStore,
-    private readonly observers: Pick<GatewayRuntime, 'log' | 'metrics'>,
+    private readonly observers: { readonly log: LogEvents; readonly metrics: GatewayMetrics },
   ) {
     super();
   }
@@ -60,25 +62,28 @@ class AddressCountingStore extends Store {
 }
 
 export interface AnonymousLimitOptions {
-  readonly runtime: Pick<GatewayRuntime, 'config' | 'rateLimits' | 'log' | 'metrics'>;
+  readonly limit: RateLimit;
+  /** Shared by replicas, failing open. */
+  readonly counters: RateLimitStore;
+  readonly log: LogEvents;
+  readonly metrics: GatewayMetrics;
 }
 
-export function useAnonymousLimit({ runtime }: AnonymousLimitOptions): Plugin<GatewayContext> {
-  const limit = runtime.config.limits.anonymous;
-  const identifyFn = (context: GatewayContext) => addressHash(context.state.clientAddress ?? 'unknown');
-  const rule = { field: '*', identifyFn: (context: unknown) => identifyFn(context as GatewayContext), max: limit.max, window: `${Math.round(limit.windowMs / 1000)}s` };
+export function useAnonymousLimit({ limit, counters, log, metrics }: AnonymousLimitOptions): Plugin<IdentityContext> {
+  const identifyFn = (context: IdentityContext) => addressHash(clientAddressOf(context.request));
+  const rule = { field: '*', identifyFn: (context: unknown) => identifyFn(context as IdentityContext), max: limit.max, window: `${Math.round(limit.windowMs / 1000)}s` };
   const library = useRateLimiter({
     identifyFn: () => 'anonymous',
-    store: new AddressCountingStore(limit, runtime.rateLimits, runtime),
+    store: new AddressCountingStore(limit, counters, { log, metrics }),
     configByField: [{ ...rule, type: 'Query' }, { ...rule, type: 'Mutation' }],
-  }) as unknown as Plugin<GatewayContext>;
+  }) as unknown as Plugin<IdentityContext>;
   const onExecute = library.onExecute;
   return {
     ...library,
     onExecute(payload) {
-      // Found once by useSessionAuth; without a selectable operation graphql-js refuses the document.
-      const context = payload.args.contextValue as GatewayContext;
-      const executed = context.state.executed;
+      // Found once (gateway/executed.ts); without a selectable operation graphql-js refuses the document.
+      const context = payload.args.contextValue as IdentityContext;
+      const executed = executedOf(context.request);
       if (!onExecute || !executed || context.identity) return;
       const names = executed.fields.map((field) => field.name.value);
       if (names.includes('login') && names.every((name) => LOGIN_ONLY.has(name))) return;

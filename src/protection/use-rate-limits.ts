@@ -1,49 +1,40 @@
 /**
- * RATE_LIMIT_SESSION on executed GraphQL operations, after useSessionAuth found who acts: root
+ * RATE_LIMIT_SESSION on executed GraphQL operations, after useIdentity found who acts: root
  * fields in total per identity (a browser session, a drop-in front credential), an operation of n
  * root fields (aliases included) weighing n. A count per field name would multiply the limit by the
- * number of fields in the schema. It is counted directly from the root fields useSessionAuth found:
- * @envelop/rate-limiter visits the whole document with TypeInfo per request, 8 % of a pass-through
- * request's CPU (npm run bench profile); the library serves the anonymous limit instead
- * (use-anonymous-limit.ts). Fails open (runtime.rateLimits: while Redis is away each replica counts
+ * number of fields in the schema. It is counted directly from the root fields found once (gateway/executed.ts):
+ * @envelop/rate-limiter visits the whole document with TypeInfo per request, a large share of a
+ * pass-through request's CPU (bench/README.md); the library serves the anonymous limit instead
+ * (use-anonymous-limit.ts). Fails open (the counters: while Redis is away each replica counts
  * for itself). Service accounts have their own `requestsPerMinute`, checked with their API key.
  */
-import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import type { GatewayContext, RequestIdentity } from '../gateway/context';
-import type { GatewayRuntime } from '../gateway/runtime';
-import { overLimit } from './rate-limiter';
+import type { RateLimit } from '../config';
+import { executedOf } from '../gateway/executed';
+import type { IdentityContext } from '../identity/use-identity';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
+import { overLimit, type RateLimitStore } from './rate-limiter';
 
 export interface RateLimitsOptions {
-  readonly runtime: GatewayRuntime;
+  readonly limit: RateLimit;
+  /** Shared by replicas, failing open. */
+  readonly counters: RateLimitStore;
+  readonly log: LogEvents;
+  readonly metrics: GatewayMetrics;
 }
 
-const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\0')).digest('base64url');
-
-/** The identity's counter key: never a session id, token or uid in clear. */
-function identityKey(identity: RequestIdentity, context: GatewayContext): string | undefined {
-  switch (identity.kind) {
-    case 'session':
-      return `session:${digest(identity.session.key)}`;
-    case 'drop-in':
-      // One API client's credential, as a browser's session: its environment, uid and client.
-      return `front:${digest(context.upstream.environment, identity.credential.uid, identity.credential.client)}`;
-    case 'service-account':
-      return undefined;
-  }
-}
-
-export function useRateLimits({ runtime }: RateLimitsOptions): Plugin<GatewayContext> {
-  const { session } = runtime.config.limits;
+export function useRateLimits({ limit, counters, log, metrics }: RateLimitsOptions): Plugin<IdentityContext> {
   return {
     async onExecute({ args, setResultAndStopExecution }) {
-      const context = args.contextValue as GatewayContext;
-      const executed = context.state.executed;
-      if (!executed || !context.identity) return;
-      const key = identityKey(context.identity, context);
-      if (key === undefined) return;
-      const decision = await runtime.rateLimits.hit(key, session.max, session.windowMs, executed.fields.length);
-      if (!decision.allowed) setResultAndStopExecution({ errors: [overLimit(runtime, 'session', decision)] });
+      const context = args.contextValue;
+      const executed = executedOf(context.request);
+      // The identity's counter (never a session id, token or uid in clear); none for a service
+      // account, which has a limit of its own.
+      const key = context.identity?.rateLimitKey;
+      if (!executed || key === undefined) return;
+      const decision = await counters.hit(key, limit.max, limit.windowMs, executed.fields.length);
+      if (!decision.allowed) setResultAndStopExecution({ errors: [overLimit({ log, metrics }, 'session', decision)] });
     },
   };
 }

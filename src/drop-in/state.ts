@@ -1,0 +1,36 @@
+/**
+ * What the drop-in front keeps per request, begun by useDropInFront for the front's GraphQL paths
+ * and written by the drop-in identity: how to answer as the upstream would.
+ */
+import type { UpstreamCredential } from '../credentials/types';
+
+export interface DropInState {
+  /** The upstream refused the client's credential: its answer, passed on as it was. */
+  refusal?: { readonly status: number; readonly headers: Record<string, string>; readonly body: string };
+  /** The client's credential, which the upstream accepted recently (with the `expiry` remembered for it). */
+  verified?: UpstreamCredential;
+  /** The verified credential, once the request executes as it: echoed when no upstream call answered. */
+  presented?: UpstreamCredential;
+  /** Credential headers of the upstream's last answer (blank batch-window values included). */
+  credentialHeaders?: Record<string, string>;
+  /** The e-mail a sign-in through the front tried (for the audit line of a refused one). */
+  signInEmail?: string;
+}
+
+const states = new WeakMap<Request, DropInState>();
+
+export function beginDropIn(request: Request): DropInState {
+  let state = states.get(request);
+  if (!state) states.set(request, (state = {}));
+  return state;
+}
+
+/** The front's state of a request on one of its paths; undefined for every other request. */
+export function dropInStateOf(request: Request): DropInState | undefined {
+  return states.get(request);
+}
+
+/** Whether a request came through the drop-in front (its GraphQL, sign-in or sign-out). */
+export function isDropInRequest(request: Request): boolean {
+  return states.has(request);
+}

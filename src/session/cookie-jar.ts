@@ -1,0 +1,29 @@
+/**
+ * Set-Cookie values a request's handling decided on (a login's session cookie, a cleared cookie
+ * for an ended or unknown session), added to its response by useSessionCookies. Every GraphQL
+ * answer depends on the caller's session: none may be stored by a shared cache.
+ */
+import type { Plugin } from 'graphql-yoga';
+
+const jars = new WeakMap<Request, string[]>();
+
+export function queueSetCookie(request: Request, value: string): void {
+  const jar = jars.get(request);
+  if (jar) jar.push(value);
+  else jars.set(request, [value]);
+}
+
+export function useSessionCookies(): Plugin {
+  return {
+    onRequest({ request }) {
+      jars.set(request, []);
+    },
+    onResponse({ request, response }) {
+      const jar = jars.get(request);
+      // Requests another plugin answered before this one's onRequest (health, metrics, /ops).
+      if (!jar) return;
+      for (const value of jar) response.headers.append('set-cookie', value);
+      response.headers.set('cache-control', 'no-store');
+    },
+  };
+}

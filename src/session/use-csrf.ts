@@ -1,0 +1,36 @@
+/**
+ * The CSRF/origin check (csrf.ts) before anything acts on a browser's behalf: every request with
+ * the session cookie, and every `login` (login CSRF). The drop-in front's API clients carry their
+ * own credential, never a cookie the browser adds: their requests are exempt.
+ */
+import type { Plugin } from 'graphql-yoga';
+import { gatewayError } from '../errors';
+import { executedOf } from '../gateway/executed';
+import type { LogEvents } from '../observability/log-events';
+import { readSessionCookie } from './cookie';
+import { checkCsrf, csrfLogFields, csrfMessage } from './csrf';
+
+export interface CsrfOptions {
+  readonly allowedOrigins: readonly string[];
+  readonly trustProxy: number;
+  readonly cookieSecure: boolean;
+  readonly log: LogEvents;
+  /** Requests that never act with the session cookie. */
+  readonly exempt: (request: Request) => boolean;
+}
+
+export function useCsrf({ allowedOrigins, trustProxy, cookieSecure, log, exempt }: CsrfOptions): Plugin<{ readonly request: Request }> {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const request = args.contextValue.request;
+      const executed = executedOf(request);
+      if (!executed || exempt(request)) return;
+      const cookie = readSessionCookie(request.headers.get('cookie'), cookieSecure);
+      if (cookie === undefined && !executed.fields.some((field) => field.name.value === 'login')) return;
+      const verdict = checkCsrf(request, { allowedOrigins, trustProxy });
+      if (verdict.ok) return;
+      log.csrfRefused(csrfLogFields(verdict));
+      setResultAndStopExecution({ errors: [gatewayError('CSRF_CHECK_FAILED', csrfMessage(verdict))] });
+    },
+  };
+}
