@@ -7,16 +7,14 @@
  * prints the requests, the errors by code and the gateway's RSS; at the end, the RSS growth
  * between the 2nd and the last minute. Everything it touches is on 127.0.0.1.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { procStatus } from '../bench/sampling';
 import { startEmulator } from '../emulator';
+import { launchGateway } from '../test/support/launcher';
 
 const minutes = Number(process.env.SOAK_MINUTES ?? '10');
 const clients = Number(process.env.SOAK_CLIENTS ?? '20');
 const PASSWORD = 'a-long-enough-password-123';
-const ROOT = path.resolve(__dirname, '..');
 
 const counts = { requests: 0, errors: new Map<string, number>() };
 const count = (code: string) => counts.errors.set(code, (counts.errors.get(code) ?? 0) + 1);
@@ -45,11 +43,6 @@ async function memoryMiB(gatewayUrl: string): Promise<Memory> {
   } catch {
     return { heap: Number.NaN, heapTotal: Number.NaN, external: Number.NaN };
   }
-}
-
-function rssMiB(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match?.[1] ? Number(match[1]) / 1024 : Number.NaN;
 }
 
 async function call(url: string, cookie: { value?: string }, query: string, variables?: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
@@ -111,39 +104,22 @@ async function main(): Promise<void> {
   const sandbox = await startEmulator({ environment: 'sandbox' });
   const production = await startEmulator({ environment: 'production' });
   const redisUrl = process.env.SOAK_REDIS_URL;
-  // Node itself with tsx's loader (not tsx's CLI, which would run the gateway in a child), so that
-  // the RSS read from /proc is the gateway's own.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
+  // The gateway's own pid (see launcher.ts), so that the RSS read from /proc is the gateway's.
+  // Its output is passed on: warnings and errors.
+  const gateway = await launchGateway({
     env: {
-      PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'warn',
       // Allocator and V8 settings to compare, passed on when set.
-      ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
-      ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX,
+      NODE_OPTIONS: process.env.NODE_OPTIONS,
       UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
       RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m', RATE_LIMIT_LOGIN_ACCOUNT: '100000/1m', RATE_LIMIT_SESSION: '1000000/1m', RATE_LIMIT_ANONYMOUS: '1000000/1m',
       ...(redisUrl ? { REDIS_URL: redisUrl, CREDENTIAL_KEY: randomBytes(32).toString('base64') } : {}),
     },
-    stdio: ['ignore', 'inherit', 'pipe'],
+    keepOutput: false,
+    onOutput: (chunk, stream) => (stream === 'stdout' ? process.stdout : process.stderr).write(chunk),
   });
-  // The start banner (on stderr) names the URL; warnings and errors are passed on.
-  const gatewayUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('gateway did not start')), 30_000);
-    let banner = '';
-    let found = false;
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      process.stderr.write(chunk);
-      if (found) return;
-      banner += chunk;
-      const match = /Statement gateway on (http:\/\/[^/\s]+)/.exec(banner);
-      if (match?.[1]) {
-        found = true;
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  });
-  const pid = child.pid ?? 0;
+  const { url: gatewayUrl, pid } = gateway;
   const started = Date.now();
   const until = started + minutes * 60_000;
   console.log(`soak: ${clients} clients for ${minutes} min against ${gatewayUrl} (${redisUrl ? 'Redis' : 'in-memory stores'})`);
@@ -152,7 +128,7 @@ async function main(): Promise<void> {
   let last = 0;
   const report = setInterval(() => {
     const elapsed = (Date.now() - started) / 1000;
-    const rss = rssMiB(pid);
+    const rss = procStatus(pid).rssMiB;
     void memoryMiB(gatewayUrl).then((memory) => {
       samples.push({ at: elapsed, rss, ...memory });
       const errors = [...counts.errors.entries()].map(([code, n]) => `${code}=${n}`).join(' ') || 'none';
@@ -174,7 +150,7 @@ async function main(): Promise<void> {
     console.log(`heap total from ${atTwo.heapTotal.toFixed(1)} to ${final.heapTotal.toFixed(1)} MiB; external from ${atTwo.external.toFixed(1)} to ${final.external.toFixed(1)} MiB`);
   }
   console.log(`total: ${counts.requests} requests; errors: ${[...counts.errors.entries()].map(([code, n]) => `${code}=${n}`).join(' ') || 'none'}`);
-  child.kill('SIGTERM');
+  await gateway.stop({ forceAfterMs: 10_000 });
   await sandbox.close();
   await production.close();
 }

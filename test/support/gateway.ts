@@ -1,27 +1,20 @@
 /**
- * Gateways for tests: the real `src/main.ts` in a child process (as `npm start` runs it), on a
- * free port, with its JSON logs captured. Plus a small client that keeps a cookie jar.
+ * Gateways for tests: the real `src/main.ts` in a child process (started by launcher.ts, as the
+ * bench and the soak start it), on a free port, with its JSON logs captured. Plus a small client
+ * that keeps a cookie jar.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { useEmulator, type HttpAnswer } from './emulator';
+import { launchGateway, runGatewayToExit, type Launched } from './launcher';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy';
 import { ownRedis, type OwnRedis } from './redis-server';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 export const TEST_CREDENTIAL_KEY = randomBytes(32).toString('base64');
-const ROOT = path.resolve(__dirname, '..', '..');
 
-export interface GatewayProcess {
-  readonly url: string;
-  readonly child: ChildProcess;
-  /** Everything the gateway wrote to stdout and stderr so far. */
-  output(): string;
-  /** SIGTERM, then the exit code (or the signal name). */
-  stop(): Promise<number | string | null>;
-}
+/** A gateway process (test/support/launcher.ts): `url`, `output()`, `stop()` (SIGTERM, then the exit code or the signal name). */
+export type GatewayProcess = Launched;
 
 /**
  * Login limits for tests that are not about them: files log the same accounts in many times from
@@ -30,63 +23,17 @@ export interface GatewayProcess {
 const RELAXED_LIMITS = { RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m', RATE_LIMIT_LOGIN_ACCOUNT: '100000/1m', RATE_LIMIT_ANONYMOUS: '100000/1m' };
 
 /** Starts `src/main.ts` with these variables (plus PORT=0 and quiet defaults). */
-export async function startGatewayProcess(env: Record<string, string | undefined>): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'test', ...RELAXED_LIMITS, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+export function startGatewayProcess(env: Record<string, string | undefined>): Promise<GatewayProcess> {
+  return launchGateway({
+    env: { LOG_LEVEL: 'info', NODE_ENV: 'test', ...RELAXED_LIMITS, ...env },
+    waitForStartedLog: true,
+    startTimeoutMs: 25_000,
   });
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start in time:\n${output}`)), 25_000);
-    const check = () => {
-      const match = /"event":"gateway.started","url":"([^"]+)"/.exec(output);
-      // main.ts prints its banner right after the started event.
-      if (match?.[1] && output.includes(' Statement gateway on ')) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', check);
-    child.stderr?.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`gateway exited (${String(code)}) before starting:\n${output}`));
-    });
-  });
-
-  return {
-    url,
-    child,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
 }
 
 /** Runs `src/main.ts` with these variables (plus PORT=0) expecting it to refuse to start: its exit code and output. */
 export function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
+  return runGatewayToExit(env);
 }
 
 /** One gateway for the whole file, stopped after it. */

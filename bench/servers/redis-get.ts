@@ -5,13 +5,13 @@
  * no GraphQL. Listens on 127.0.0.1 on a free port and prints `listening <url>` on stdout.
  */
 import { createServer } from 'node:http';
-import { serveOnLoopback } from './bench-serve';
+import { serveOnLoopback } from './serve';
 import { Redis } from 'ioredis';
 
 const url = process.env.BENCH_REDIS_URL;
 const key = process.env.BENCH_REDIS_KEY;
 if (!url || !key) {
-  console.error('bench-redis-server: BENCH_REDIS_URL and BENCH_REDIS_KEY are required');
+  console.error('bench redis-get server: BENCH_REDIS_URL and BENCH_REDIS_KEY are required');
   process.exit(2);
 }
 const redis = new Redis(url, { maxRetriesPerRequest: 0, commandTimeout: 500 });

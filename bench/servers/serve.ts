@@ -1,6 +1,6 @@
 /**
  * How the bench's helper servers run, each as its own process: listen on 127.0.0.1 on a free port,
- * print `listening <url>` (scripts/bench.ts waits for it), and on SIGTERM or SIGINT close every
+ * print `listening <url>` (bench/targets.ts waits for it), and on SIGTERM or SIGINT close every
  * connection, release what `cleanup` holds and exit.
  */
 import type { Server } from 'node:http';

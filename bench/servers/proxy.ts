@@ -10,17 +10,17 @@
  * Listens on 127.0.0.1 on a free port and prints `listening <url>` on stdout.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { serveOnLoopback } from './bench-serve';
+import { serveOnLoopback } from './serve';
 import { Pool } from 'undici';
 
 const targetText = process.env.BENCH_TARGET;
 if (!targetText) {
-  console.error('bench-proxy: BENCH_TARGET is required');
+  console.error('bench proxy: BENCH_TARGET is required');
   process.exit(2);
 }
 const target = new URL(targetText);
 if (target.hostname !== '127.0.0.1') {
-  console.error('bench-proxy: BENCH_TARGET must be on 127.0.0.1');
+  console.error('bench proxy: BENCH_TARGET must be on 127.0.0.1');
   process.exit(2);
 }
 const counting = process.env.BENCH_COUNT === '1';
