@@ -10,7 +10,7 @@ import { identityScope } from '../../src/cache/scope';
 import { upstreamTarget } from '../../src/upstream/target';
 import { signedInUser, takeUpstreamRequests, type TestUser } from '../support/cache';
 import { scrape } from '../support/metrics';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators } from '../support/gateway';
+import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators } from '../support/gateway';
 
 const { sandbox, production, gateway } = useGatewayOnEmulators();
 const redis = new Redis(TEST_REDIS_URL);
@@ -124,7 +124,7 @@ describe('the caches at rest', () => {
     const read = await user.browser.graphql(READ);
     const pdfs = await user.browser.graphql(PDFS);
     await pdfsStored(user, 2);
-    const rotated = await startGatewayProcess({
+    const rotated = await startTestGateway({
       UPSTREAM_SANDBOX_URL: sandbox.url,
       UPSTREAM_PRODUCTION_URL: production.url,
       REDIS_URL: TEST_REDIS_URL,

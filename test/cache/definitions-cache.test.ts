@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countOperation, signedInUser, takeUpstreamRequests } from '../support/cache';
 import { control, useEmulator } from '../support/emulator';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
@@ -18,7 +18,7 @@ const NAMES = '{ statementDefinitions { definitions { identifier name } errors }
 const FIELDS = '{ statementDefinitions { definitions { identifier title fields { identifier dataType } } } }';
 
 async function startGateway(extra: Record<string, string> = {}): Promise<GatewayProcess> {
-  const gateway = await startGatewayProcess({
+  const gateway = await startTestGateway({
     UPSTREAM_SANDBOX_URL: sandbox.url,
     UPSTREAM_PRODUCTION_URL: production.url,
     REDIS_URL: TEST_REDIS_URL,

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { signedInUser, takeUpstreamRequests } from '../support/cache';
 import { graphql, signIn } from '../support/emulator';
-import { startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayBehindRecordingProxy } from '../support/gateway';
+import { startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayBehindRecordingProxy } from '../support/gateway';
 
 const setup = useGatewayBehindRecordingProxy();
 const { sandbox, production, gateway } = setup;
@@ -66,7 +66,7 @@ describe('the PDF cache', () => {
   });
 
   it('stores no PDF larger than CACHE_PDF_MAX_BYTES', async () => {
-    const small = await startGatewayProcess({
+    const small = await startTestGateway({
       UPSTREAM_SANDBOX_URL: sandbox.url,
       UPSTREAM_PRODUCTION_URL: production.url,
       REDIS_URL: TEST_REDIS_URL,

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { takeUpstreamRequests, type UpstreamRequest } from '../support/cache';
 import { control, seed, signInRaw } from '../support/emulator';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
 import { callWithKey, serviceAccountsEnv, testServiceAccount, type TestServiceAccount } from '../support/service-accounts';
 
 const GREETING = '{ secretGreeting { response } }';
@@ -48,7 +48,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'trace',
     ...serviceAccountsEnv(Object.values(accounts)),
   };
-  gateways = await Promise.all([startGatewayProcess(env), startGatewayProcess(env)]);
+  gateways = await Promise.all([startTestGateway(env), startTestGateway(env)]);
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useGraphiQLPage } from '../../src/observability/graphiql/use-graphiql-page';
 import { DEMO_ACCOUNT, signIn } from '../support/emulator';
-import { Browser, startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../support/gateway';
+import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../support/gateway';
 
 const { sandbox, production, gateway } = useGatewayOnEmulators({ ALLOWED_ORIGINS: 'https://app.example.com', NODE_ENV: 'production' });
 
@@ -190,7 +190,7 @@ describe('what every answer carries', () => {
 describe('without COOKIE_SECURE', () => {
   let plain: GatewayProcess | undefined;
   beforeAll(async () => {
-    plain = await startGatewayProcess({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, COOKIE_SECURE: 'false' });
+    plain = await startTestGateway({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, COOKIE_SECURE: 'false' });
   });
   afterAll(async () => {
     await plain?.stop();

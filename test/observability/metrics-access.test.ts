@@ -6,7 +6,7 @@
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useEmulator } from '../support/emulator';
-import { startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
 
 const TOKEN = 'metrics-token-for-the-test-0123456789';
 const sandbox = useEmulator('sandbox');
@@ -16,7 +16,7 @@ let open: GatewayProcess | undefined;
 
 beforeAll(async () => {
   const env = { UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY };
-  [guarded, open] = await Promise.all([startGatewayProcess({ ...env, OPS_TOKEN: TOKEN }), startGatewayProcess({ ...env, HOST: '0.0.0.0' })]);
+  [guarded, open] = await Promise.all([startTestGateway({ ...env, OPS_TOKEN: TOKEN }), startTestGateway({ ...env, HOST: '0.0.0.0' })]);
 });
 afterAll(async () => {
   await Promise.all([guarded?.stop(), open?.stop()]);

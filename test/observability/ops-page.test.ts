@@ -10,7 +10,7 @@ import { chromium, type Browser as Chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedInUser } from '../support/cache';
 import { useEmulator } from '../support/emulator';
-import { startGatewayProcess, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../support/gateway';
+import { startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../support/gateway';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'ops-token-for-the-test-0123456789';
@@ -142,7 +142,7 @@ describe('/ops without OPS_TOKEN', () => {
   const production = useEmulator('production');
   let open: GatewayProcess | undefined;
   beforeAll(async () => {
-    open = await startGatewayProcess({ HOST: '0.0.0.0', UPSTREAM_SANDBOX_URL: emulator.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY });
+    open = await startTestGateway({ HOST: '0.0.0.0', UPSTREAM_SANDBOX_URL: emulator.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY });
   });
   afterAll(async () => {
     await open?.stop();

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signedInUser } from '../support/cache';
 import { useEmulator } from '../support/emulator';
-import { Browser, startGatewayProcess, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { Browser, startTestGateway, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
@@ -21,7 +21,7 @@ afterEach(async () => {
 
 async function gatewayWith(keys: { CREDENTIAL_KEY: string; CREDENTIAL_KEY_PREVIOUS?: string }): Promise<string> {
   await running?.stop();
-  running = await startGatewayProcess({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, ...keys });
+  running = await startTestGateway({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, ...keys });
   return running.url;
 }
 

@@ -1,11 +1,13 @@
 /**
- * Gateways for tests: the real `src/main.ts` in a child process (started by launcher.ts, as the
- * bench and the soak start it), on a free port, with its JSON logs captured. Plus a small client
- * that keeps a cookie jar.
+ * Gateways for tests, on a free port with their JSON logs captured: in the test's own process
+ * (in-process.ts) unless a test needs a process of its own (signals, exit codes, `npm start`:
+ * startGatewayProcess, the real `src/main.ts` started by launcher.ts as the bench and the soak
+ * start it). Plus a small client that keeps a cookie jar.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { useEmulator, type HttpAnswer } from './emulator';
+import { startGatewayInProcess, type TestGateway } from './in-process';
 import { launchGateway, runGatewayToExit, type Launched } from './launcher';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy';
 import { ownRedis, type OwnRedis } from './redis-server';
@@ -13,8 +15,8 @@ import { ownRedis, type OwnRedis } from './redis-server';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 export const TEST_CREDENTIAL_KEY = randomBytes(32).toString('base64');
 
-/** A gateway process (test/support/launcher.ts): `url`, `output()`, `stop()` (SIGTERM, then the exit code or the signal name). */
-export type GatewayProcess = Launched;
+/** A started gateway: `url`, `output()`, `stop()`. */
+export type GatewayProcess = TestGateway;
 
 /**
  * Login limits for tests that are not about them: files log the same accounts in many times from
@@ -22,13 +24,16 @@ export type GatewayProcess = Launched;
  */
 const RELAXED_LIMITS = { RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m', RATE_LIMIT_LOGIN_ACCOUNT: '100000/1m', RATE_LIMIT_ANONYMOUS: '100000/1m' };
 
-/** Starts `src/main.ts` with these variables (plus PORT=0 and quiet defaults). */
-export function startGatewayProcess(env: Record<string, string | undefined>): Promise<GatewayProcess> {
-  return launchGateway({
-    env: { LOG_LEVEL: 'info', NODE_ENV: 'test', ...RELAXED_LIMITS, ...env },
-    waitForStartedLog: true,
-    startTimeoutMs: 25_000,
-  });
+const testEnv = (env: Record<string, string | undefined>) => ({ LOG_LEVEL: 'info', NODE_ENV: 'test', ...RELAXED_LIMITS, ...env });
+
+/** A gateway in this process with these variables (plus PORT=0 and the tests' defaults). */
+export function startTestGateway(env: Record<string, string | undefined>): Promise<GatewayProcess> {
+  return startGatewayInProcess(testEnv(env));
+}
+
+/** `src/main.ts` in a child process with these variables (plus PORT=0 and the tests' defaults). */
+export function startGatewayProcess(env: Record<string, string | undefined>): Promise<Launched> {
+  return launchGateway({ env: testEnv(env), waitForStartedLog: true, startTimeoutMs: 25_000 });
 }
 
 /** Runs `src/main.ts` with these variables (plus PORT=0) expecting it to refuse to start: its exit code and output. */
@@ -49,7 +54,7 @@ export function useGateway(env: () => Record<string, string | undefined>): { rea
     },
     async start() {
       await gateway?.stop();
-      gateway = await startGatewayProcess(env());
+      gateway = await startTestGateway(env());
       return gateway;
     },
   };
@@ -109,7 +114,7 @@ export function useGatewayReplicas(count: number, extraEnv: Record<string, strin
   const gateways: GatewayProcess[] = [];
   beforeAll(async () => {
     const env = { UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, ...extraEnv };
-    gateways.push(...(await Promise.all(Array.from({ length: count }, () => startGatewayProcess(env)))));
+    gateways.push(...(await Promise.all(Array.from({ length: count }, () => startTestGateway(env)))));
   });
   afterAll(async () => {
     await Promise.all(gateways.splice(0).map((gateway) => gateway.stop()));

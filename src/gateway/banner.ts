@@ -1,0 +1,20 @@
+/**
+ * What a started gateway tells whoever started it: the built-in emulator and its demo account,
+ * stores that live in memory, configuration warnings (also logged), and where it listens.
+ */
+import type { GatewayConfig } from '../config';
+import { sameSiteWarnings } from '../config/same-site';
+import type { RunningGateway } from '../server';
+
+export function startBanner(config: GatewayConfig, gateway: RunningGateway): string {
+  const lines: string[] = [];
+  if (gateway.embedded) lines.push(gateway.embedded.banner);
+  const inMemory = [config.redisUrl ? undefined : 'sessions', config.cacheRedisUrl ? undefined : 'caches'].filter(Boolean).join(' and ');
+  if (inMemory) lines.push(` No ${config.redisUrl ? 'CACHE_REDIS_URL' : 'REDIS_URL'} set: ${inMemory} live in this process's memory (lost on restart, not shared).`);
+  for (const warning of sameSiteWarnings(config)) {
+    gateway.runtime.log.configWarning({ variable: 'ALLOWED_ORIGINS', message: warning });
+    lines.push(` Warning: ${warning}`);
+  }
+  lines.push(` Statement gateway on ${gateway.url}/graphql${config.production ? '' : ' (GraphiQL in a browser)'}`);
+  return `${lines.join('\n')}\n`;
+}

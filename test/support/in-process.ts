@@ -1,0 +1,38 @@
+/**
+ * A gateway in the test's own process: `startGateway` with the configuration `src/main.ts` would
+ * load from these variables, its log and start banner kept as a child process's output would be.
+ * Starting one costs no process, no TypeScript compile and no module loading after the first.
+ */
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../src/config';
+import { startBanner } from '../../src/gateway/banner';
+import { startGateway } from '../../src/server';
+import type { ExitStatus } from './launcher';
+
+/** What tests use of a started gateway, in this process or in a child (launcher.ts). */
+export interface TestGateway {
+  readonly url: string;
+  /** Its log lines and start banner so far. */
+  output(): string;
+  /** Stops it; 0 once stopped (a child's exit status for a process). */
+  stop(): Promise<ExitStatus>;
+}
+
+export async function startGatewayInProcess(env: Record<string, string | undefined>): Promise<TestGateway> {
+  let output = '';
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      output += chunk.toString('utf8');
+      done();
+    },
+  });
+  const config = loadConfig({ PORT: '0', ...env });
+  const gateway = await startGateway(config, { logDestination: destination });
+  output += startBanner(config, gateway);
+  let stopped: Promise<ExitStatus> | undefined;
+  return {
+    url: gateway.url,
+    output: () => output,
+    stop: () => (stopped ??= gateway.close().then(() => 0)),
+  };
+}
