@@ -5,8 +5,7 @@
  * content type with an empty 415: both are answered here, as JSON errors.
  */
 import type { Plugin } from 'graphql-yoga';
-import type { ErrorCode } from '../errors';
-import { jsonResponse } from './json-response';
+import { errorResponse } from '../errors';
 
 export interface RoutesOptions {
   /** The first is the gateway's own endpoint, named in the 404 message. */
@@ -16,28 +15,24 @@ export interface RoutesOptions {
 /** GraphQL over POST: JSON only (form and multipart bodies are what cross-site forms send). */
 const JSON_TYPES = ['application/json', 'application/graphql-response+json'];
 
-function jsonError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
-  return jsonResponse(status, { errors: [{ message, extensions: { code } }] }, headers);
-}
-
 export function useRoutes({ graphqlPaths = ['/graphql'] }: RoutesOptions = {}): Plugin {
   const graphqlPath = graphqlPaths[0] ?? '/graphql';
   return {
     onRequest(payload) {
       const { request, url } = payload;
       if (!graphqlPaths.includes(url.pathname)) {
-        payload.endResponse(jsonError(404, 'BAD_REQUEST', `Not found. GraphQL is served on ${graphqlPath}.`));
+        payload.endResponse(errorResponse(404, 'BAD_REQUEST', `Not found. GraphQL is served on ${graphqlPath}.`));
         return;
       }
       if (request.method === 'POST') {
         const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
         if (!JSON_TYPES.includes(type)) {
-          payload.endResponse(jsonError(415, 'BAD_REQUEST', 'Send GraphQL requests as application/json.'));
+          payload.endResponse(errorResponse(415, 'BAD_REQUEST', 'Send GraphQL requests as application/json.'));
         }
         return;
       }
       if (request.method !== 'GET' && request.method !== 'OPTIONS') {
-        payload.endResponse(jsonError(405, 'BAD_REQUEST', 'GraphQL is served over GET (queries) and POST.', { allow: 'GET, POST' }));
+        payload.endResponse(errorResponse(405, 'BAD_REQUEST', 'GraphQL is served over GET (queries) and POST.', { headers: { allow: 'GET, POST' } }));
       }
     },
   };
