@@ -12,8 +12,19 @@ export interface RoutesOptions {
   readonly graphqlPaths?: readonly string[];
 }
 
-/** GraphQL over POST: JSON only (form and multipart bodies are what cross-site forms send). */
-const JSON_TYPES = ['application/json', 'application/graphql-response+json'];
+/**
+ * GraphQL over POST: JSON only (form and multipart bodies are what cross-site forms send), in the
+ * two media types Yoga's JSON parser reads.
+ */
+const JSON_TYPES = ['application/json', 'application/graphql+json'];
+
+/**
+ * Written as Yoga's parser matches it (lower case, parameters right after a `;`): any other
+ * spelling, `Application/JSON` for one, would pass here and get Yoga's empty 415.
+ */
+function isJsonType(contentType: string | null): boolean {
+  return JSON_TYPES.some((type) => contentType === type || contentType?.startsWith(`${type};`));
+}
 
 export function useRoutes({ graphqlPaths = ['/graphql'] }: RoutesOptions = {}): Plugin {
   const graphqlPath = graphqlPaths[0] ?? '/graphql';
@@ -25,8 +36,7 @@ export function useRoutes({ graphqlPaths = ['/graphql'] }: RoutesOptions = {}): 
         return;
       }
       if (request.method === 'POST') {
-        const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-        if (!JSON_TYPES.includes(type)) {
+        if (!isJsonType(request.headers.get('content-type'))) {
           payload.endResponse(errorResponse(415, 'BAD_REQUEST', 'Send GraphQL requests as application/json.'));
         }
         return;
