@@ -59,7 +59,7 @@ describe('useMetricsEndpoint without OPS_TOKEN', () => {
   });
 
   it('hides itself (404, as any unknown path) from other addresses, from requests through a proxy, and with TRUST_PROXY set', async () => {
-    const hidden = [
+    const hidden: { server: ReturnType<typeof endpoint>; context: object; headers: Record<string, string> }[] = [
       { server: endpoint({ trustProxy: 0 }), context: fromAddress('203.0.113.9'), headers: {} },
       { server: endpoint({ trustProxy: 0 }), context: {}, headers: {} },
       { server: endpoint({ trustProxy: 0 }), context: loopback, headers: { 'x-forwarded-for': '203.0.113.9' } },
