@@ -64,8 +64,10 @@ export interface SpecServer {
 }
 
 type Options = Omit<YogaServerOptions<object, object>, 'plugins'>;
+/** Yoga takes plugins typed for any context (the gateway's are Plugin<GatewayContext>). */
+type AnyPlugin = NonNullable<YogaServerOptions<object, object>['plugins']>[number];
 
-export function yogaWith(plugins: readonly Plugin[], options: Options = {}): SpecServer {
+export function yogaWith(plugins: readonly (Plugin | AnyPlugin)[], options: Options = {}): SpecServer {
   const yoga = createYoga<object>({ schema: specSchema(), logging: false, ...options, plugins: [...plugins] });
   const fetch = async (path: string, init: RequestInit = {}, serverContext: object = {}) => yoga.fetch(`http://gateway.test${path}`, init, serverContext);
   return {
