@@ -4,8 +4,10 @@
  */
 import { GraphQLError } from 'graphql';
 import { DEFAULT_MESSAGES, ERROR_STATUS, isErrorCode, type ErrorCode } from './codes';
+import { retryAfterExtension } from './error-response';
 
 export { ERROR_STATUS, isErrorCode, type ErrorCode } from './codes';
+export { errorAnswer, errorResponse, type ErrorAnswer, type ErrorResponseInit } from './error-response';
 
 export interface GatewayErrorOptions {
   /** Extra response headers, such as Retry-After. */
@@ -70,13 +72,11 @@ export function clientError(
   /** Overrides the code's status (BAD_REQUEST also covers 405 and 415). */
   status: number = ERROR_STATUS[code],
 ): GraphQLError {
-  // A page cannot always read Retry-After (a proxy may drop it): the wait travels in the error too.
-  const retryAfter = headers?.['retry-after'];
   return new GraphQLError(message, {
     ...(path ? { path } : {}),
     extensions: {
       code,
-      ...(retryAfter !== undefined && Number.isFinite(Number(retryAfter)) ? { retryAfterSeconds: Number(retryAfter) } : {}),
+      ...retryAfterExtension(headers),
       http: { status, ...(headers ? { headers: { ...headers } } : {}) },
     },
   });

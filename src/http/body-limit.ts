@@ -14,6 +14,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AsyncResource } from 'node:async_hooks';
 import type { Socket } from 'node:net';
+import { errorAnswer } from '../errors';
 
 export interface BodyLimitOptions {
   readonly maxBytes: number;
@@ -67,9 +68,9 @@ function refuse(req: IncomingMessage, res: ServerResponse, maxBytes: number, lin
     if (req.complete) close();
     else req.once('end', close);
   };
-  const body = JSON.stringify({ errors: [{ message: `The request body is larger than ${maxBytes} bytes.`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
-  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close' });
-  res.end(body);
+  const answer = errorAnswer(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`, { headers: { connection: 'close' } });
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+  res.end(answer.body);
 }
 
 export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 * 1024 }: BodyLimitOptions, next: Listener): Listener {

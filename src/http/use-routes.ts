@@ -5,19 +5,25 @@
  * content type with an empty 415: both are answered here, as JSON errors.
  */
 import type { Plugin } from 'graphql-yoga';
-import type { ErrorCode } from '../errors';
-import { jsonResponse } from './json-response';
+import { errorResponse } from '../errors';
 
 export interface RoutesOptions {
   /** The first is the gateway's own endpoint, named in the 404 message. */
   readonly graphqlPaths?: readonly string[];
 }
 
-/** GraphQL over POST: JSON only (form and multipart bodies are what cross-site forms send). */
-const JSON_TYPES = ['application/json', 'application/graphql-response+json'];
+/**
+ * GraphQL over POST: JSON only (form and multipart bodies are what cross-site forms send), in the
+ * two media types Yoga's JSON parser reads.
+ */
+const JSON_TYPES = ['application/json', 'application/graphql+json'];
 
-function jsonError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
-  return jsonResponse(status, { errors: [{ message, extensions: { code } }] }, headers);
+/**
+ * Written as Yoga's parser matches it (lower case, parameters right after a `;`): any other
+ * spelling, `Application/JSON` for one, would pass here and get Yoga's empty 415.
+ */
+function isJsonType(contentType: string | null): boolean {
+  return JSON_TYPES.some((type) => contentType === type || contentType?.startsWith(`${type};`));
 }
 
 export function useRoutes({ graphqlPaths = ['/graphql'] }: RoutesOptions = {}): Plugin {
@@ -26,18 +32,17 @@ export function useRoutes({ graphqlPaths = ['/graphql'] }: RoutesOptions = {}): 
     onRequest(payload) {
       const { request, url } = payload;
       if (!graphqlPaths.includes(url.pathname)) {
-        payload.endResponse(jsonError(404, 'BAD_REQUEST', `Not found. GraphQL is served on ${graphqlPath}.`));
+        payload.endResponse(errorResponse(404, 'BAD_REQUEST', `Not found. GraphQL is served on ${graphqlPath}.`));
         return;
       }
       if (request.method === 'POST') {
-        const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-        if (!JSON_TYPES.includes(type)) {
-          payload.endResponse(jsonError(415, 'BAD_REQUEST', 'Send GraphQL requests as application/json.'));
+        if (!isJsonType(request.headers.get('content-type'))) {
+          payload.endResponse(errorResponse(415, 'BAD_REQUEST', 'Send GraphQL requests as application/json.'));
         }
         return;
       }
       if (request.method !== 'GET' && request.method !== 'OPTIONS') {
-        payload.endResponse(jsonError(405, 'BAD_REQUEST', 'GraphQL is served over GET (queries) and POST.', { allow: 'GET, POST' }));
+        payload.endResponse(errorResponse(405, 'BAD_REQUEST', 'GraphQL is served over GET (queries) and POST.', { headers: { allow: 'GET, POST' } }));
       }
     },
   };

@@ -6,7 +6,7 @@
  */
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
-import { jsonResponse } from '../http/json-response';
+import { errorResponse } from '../errors';
 import type { GatewayMetrics } from './metrics';
 import type { OpsVerdict } from './ops/access';
 
@@ -25,8 +25,7 @@ export function useMetricsEndpoint({ metrics, access, path = '/metrics' }: Metri
       const verdict = access(request, serverContext);
       if (verdict === 'hidden') return; // the routes plugin answers 404, as for any unknown path
       if (verdict === 'unauthorized') {
-        const error = { errors: [{ message: '/metrics needs the OPS_TOKEN.', extensions: { code: 'UNAUTHENTICATED' } }] };
-        payload.endResponse(jsonResponse(401, error, { 'www-authenticate': 'Bearer realm="statement-gateway metrics"' }));
+        payload.endResponse(errorResponse(401, 'UNAUTHENTICATED', '/metrics needs the OPS_TOKEN.', { headers: { 'www-authenticate': 'Bearer realm="statement-gateway metrics"' } }));
         return;
       }
       const body = await metrics.registry.metrics();

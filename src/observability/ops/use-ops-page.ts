@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
+import { errorResponse } from '../../errors';
 import { jsonResponse } from '../../http/json-response';
 import type { GatewayMetrics } from '../metrics';
 import type { OpsVerdict } from './access';
@@ -62,11 +63,11 @@ export function useOpsPage({ metrics, access, clock }: OpsPageOptions): Plugin {
         return;
       }
       if (verdict === 'unauthorized') {
-        endResponse(jsonResponse(401, { errors: [{ message: 'The ops page needs its token.', extensions: { code: 'UNAUTHENTICATED' } }] }, { 'www-authenticate': 'Basic realm="statement-gateway ops", charset="UTF-8"', 'cache-control': 'no-store' }));
+        endResponse(errorResponse(401, 'UNAUTHENTICATED', 'The ops page needs its token.', { headers: { 'www-authenticate': 'Basic realm="statement-gateway ops", charset="UTF-8"' } }));
         return;
       }
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        endResponse(jsonResponse(405, { errors: [{ message: 'Only GET is allowed here.', extensions: { code: 'BAD_REQUEST' } }] }, { allow: 'GET, HEAD' }));
+        endResponse(errorResponse(405, 'BAD_REQUEST', 'Only GET is allowed here.', { headers: { allow: 'GET, HEAD' } }));
         return;
       }
       if (url.pathname === '/ops/data') {

@@ -1,0 +1,88 @@
+/**
+ * useErrorMapping, in process: every error a client sees carries one of the contract's codes and
+ * its status, with a message written by the gateway; anything unexpected is masked, its cause
+ * logged and counted. In-process specs are `<plugin>.in-process.test.ts` beside the area's other
+ * tests (test/support/yoga.ts).
+ */
+import { createSchema, type Plugin } from 'graphql-yoga';
+import { describe, expect, it } from 'vitest';
+import { gatewayError } from '../../src/errors';
+import { useErrorMapping } from '../../src/errors/use-error-mapping';
+import { beginDropIn } from '../../src/drop-in/state';
+import { createMetrics } from '../../src/observability/metrics';
+import { capturedLog } from '../support/captured-log';
+import { parseMetrics } from '../support/metrics';
+import { yogaWith } from '../support/yoga';
+
+const SECRET_URL = 'redis://:hunter2@10.0.0.1:6379';
+
+const schema = createSchema({
+  typeDefs: 'type Query { boom: String, limited: String, n(x: Int!): Int } type Mutation { m: Int }',
+  resolvers: {
+    Query: {
+      boom: () => Promise.reject(new Error(`connect ECONNREFUSED ${SECRET_URL}`)),
+      limited: () => Promise.reject(gatewayError('RATE_LIMITED', undefined, { headers: { 'retry-after': '42' } })),
+      n: (_root: unknown, { x }: { x: number }) => x,
+    },
+  },
+});
+
+/** As useDropInFront marks the requests on the front's paths. */
+const dropInRequest: Plugin = { onRequest: ({ request }) => void beginDropIn(request) };
+
+function mapped(extra: Plugin[] = []) {
+  const captured = capturedLog();
+  const metrics = createMetrics({ processMetrics: false });
+  // The gateway turns Yoga's masking off: this plugin is the mask.
+  const server = yogaWith([...extra, useErrorMapping({ log: captured.log, metrics })], { schema, maskedErrors: false });
+  return { server, captured, errorsByCode: async () => parseMetrics(await metrics.registry.metrics()) };
+}
+
+describe('useErrorMapping', () => {
+  it('masks an unexpected error as INTERNAL_SERVER_ERROR (500), logging its cause and counting its code', async () => {
+    const { server, captured, errorsByCode } = mapped();
+    const answer = await server.graphql('{ boom }');
+    expect(answer.status).toBe(500);
+    expect(answer.body.errors).toEqual([{ message: 'Unexpected error.', path: ['boom'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+    expect(JSON.stringify(answer.body)).not.toContain('hunter2');
+    expect(captured.events('request.unexpected-error')).toMatchObject([{ error: { message: `connect ECONNREFUSED ${SECRET_URL}` } }]);
+    expect((await errorsByCode()).sum('statement_gateway_graphql_errors_total', { code: 'INTERNAL_SERVER_ERROR' })).toBe(1);
+  });
+
+  it('passes the gateway\'s own errors on with their status, Retry-After, and the wait in extensions', async () => {
+    const answer = await mapped().server.graphql('{ limited }');
+    expect(answer.status).toBe(429);
+    expect(answer.headers.get('retry-after')).toBe('42');
+    expect(answer.body.errors).toEqual([{ message: 'Too many requests. Try again later.', path: ['limited'], extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 42 } }]);
+  });
+
+  it('answers parse, validation and variable errors with their codes and 400', async () => {
+    const { server } = mapped();
+    const cases = [
+      ['{', 'GRAPHQL_PARSE_FAILED'],
+      ['{ nope }', 'GRAPHQL_VALIDATION_FAILED'],
+      ['query($v: Int!) { n(x: $v) }', 'GRAPHQL_VALIDATION_FAILED'],
+    ] as const;
+    for (const [query, code] of cases) {
+      const answer = await server.graphql(query, { variables: { v: 'abc' } });
+      expect(answer.status, query).toBe(400);
+      expect(answer.codes, query).toEqual([code]);
+    }
+  });
+
+  it('answers Yoga\'s request errors as BAD_REQUEST with Yoga\'s status (405 for a mutation over GET)', async () => {
+    const { server } = mapped();
+    const overGet = await server.fetch('/graphql?query=mutation%7Bm%7D');
+    expect(overGet.status).toBe(405);
+    expect(await overGet.json()).toMatchObject({ errors: [{ extensions: { code: 'BAD_REQUEST' } }] });
+    const badJson = await server.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
+    expect(badJson.status).toBe(400);
+    expect(await badJson.json()).toMatchObject({ errors: [{ extensions: { code: 'BAD_REQUEST' } }] });
+  });
+
+  it('answers parse and validation errors on the drop-in front with 200, as the upstream does', async () => {
+    const answer = await mapped([dropInRequest]).server.graphql('{ nope }');
+    expect(answer.status).toBe(200);
+    expect(answer.codes).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+  });
+});
