@@ -21,8 +21,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config';
 import { credentialFromHeaders, type UpstreamCredential } from '../credentials/types';
 import type { Environment } from '../environment';
-import { GatewayError, gatewayError } from '../errors';
-import { jsonResponse } from '../http/json-response';
+import { errorResponse, GatewayError, gatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import { noteRequestUid } from '../observability/use-access-log';
@@ -76,10 +75,11 @@ function jsonObject(body: ArrayBuffer | undefined): Record<string, unknown> {
   }
 }
 
-function errorResponse(error: unknown): Response {
+/** A failure of the front itself (never the upstream's answer), as the contract's JSON error. */
+function failureResponse(error: unknown): Response {
   const known = error instanceof GatewayError ? error : gatewayError('UPSTREAM_ERROR');
   const http = known.extensions.http as { status: number; headers?: Record<string, string> };
-  return jsonResponse(http.status, { errors: [{ message: known.message, extensions: { code: known.code } }] }, http.headers ?? {});
+  return errorResponse(http.status, known.code, known.message, { headers: http.headers ?? {} });
 }
 
 export function useDropInFront(options: DropInFrontOptions): Plugin {
@@ -159,12 +159,12 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
       const state = beginDropIn(request);
       const endResponse = (response: Response) => payload.endResponse(response);
       if (request.method !== route.method) {
-        endResponse(jsonResponse(405, { errors: [{ message: `${url.pathname} accepts ${route.method} only.`, extensions: { code: 'BAD_REQUEST' } }] }, { allow: route.method }));
+        endResponse(errorResponse(405, 'BAD_REQUEST', `${url.pathname} accepts ${route.method} only.`, { headers: { allow: route.method } }));
         return;
       }
       if (frontEnvironment(route, request.headers.get('x-upstream-environment')) === 'conflict') {
         const message = `X-Upstream-Environment contradicts the path's /${route.prefix ?? ''} prefix: send one of them.`;
-        endResponse(jsonResponse(400, { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] }));
+        endResponse(errorResponse(400, 'BAD_REQUEST', message));
         return;
       }
       const target = frontTarget(options.upstreams, request);
@@ -183,7 +183,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
         }
         endResponse(await graphqlPassThrough(request, target, route, presented));
       } catch (error) {
-        const response = errorResponse(error);
+        const response = failureResponse(error);
         metrics.graphqlError(error instanceof GatewayError ? error.code : 'UPSTREAM_ERROR');
         endResponse(response);
       }
