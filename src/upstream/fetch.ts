@@ -6,8 +6,7 @@
  * The call goes out through undici's `request` (Node's HTTP client, the same connection pool as
  * the global `fetch`) and its body is read whole before the answer is handed back as a WHATWG
  * `Response`: every caller reads it whole anyway (Mesh parses the JSON), the timeout then covers
- * the body too, and it costs a third of `fetch`'s CPU. Measured sequentially against the emulator
- * at 0 ms latency: `fetch` 0.78 ms and 0.65 ms of CPU per call, this 0.42 ms and 0.25 ms.
+ * the body too, and it costs far less CPU than `fetch` (bench/README.md has the figures).
  * What `fetch` did besides is kept: a User-Agent, `Accept: *\/*`, compressed answers asked for
  * and decoded (gzip, deflate, br), redirects handed back rather than followed.
  */
@@ -115,7 +114,7 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
     // The caller's signal and the timeout, combined by hand and released when the call ends. Not
     // AbortSignal.any: on Node 20 it adds a WeakRef to each source signal's dependants that is never
     // removed, and Mesh's HTTP executor hands over the same executor-lifetime signal on every call
-    // (a heap snapshot of the soak showed 47,000 more WeakRefs after two minutes). Nor
+    // (the soak's heap grew with them: bench/README.md). Nor
     // AbortSignal.timeout, whose timer outlives the call by UPSTREAM_TIMEOUT_MS.
     const controller = new AbortController();
     let timedOut = false;
