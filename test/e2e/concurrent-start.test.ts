@@ -41,7 +41,11 @@ async function npmStart(cwd: string): Promise<Started> {
     await exited;
   };
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not start in time:\n${output}`)), 40_000);
+    const timer = setTimeout(() => {
+      // Never leave a gateway running after the test gave up on it.
+      void stop();
+      reject(new Error(`npm start did not start in time:\n${output}`));
+    }, 40_000);
     const check = () => {
       const match = /"event":"gateway.started","url":"([^"]+)"/.exec(output);
       if (match?.[1]) {
