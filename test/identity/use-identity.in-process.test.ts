@@ -63,7 +63,8 @@ function pipeline(options: { production?: boolean; verified?: boolean; sessions?
 
 const context = (data: Record<string, unknown> | null | undefined, field: string) => JSON.parse(String(data?.[field])) as { uid: string | null; key: string | null; upstream: string };
 const UNKNOWN_KEY = 'Bearer sgw_no-such-key-0123456789';
-const ENDED = 'sgw_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+/** A well-formed session id the store does not hold. */
+const UNKNOWN_COOKIE = 'sgw_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 describe('useIdentity', () => {
   it('acts as the session the cookie names: identity, identityKey and the session\'s upstream in the context', async () => {
@@ -127,10 +128,10 @@ describe('useIdentity', () => {
 
   it('clears an unknown cookie (Max-Age=0) and leaves the request anonymous, the API key unasked', async () => {
     const { server, sessions } = pipeline();
-    const anonymous = await server.graphql('{ session }', { headers: { cookie: ENDED } });
+    const anonymous = await server.graphql('{ session }', { headers: { cookie: UNKNOWN_COOKIE } });
     expect(context(anonymous.body.data, 'session').uid).toBeNull();
     expect(anonymous.headers.getSetCookie()).toEqual([expect.stringMatching(/^sgw_session=; Max-Age=0;/)]);
-    const refused = await server.graphql('{ whoami }', { headers: { cookie: ENDED, authorization: UNKNOWN_KEY } });
+    const refused = await server.graphql('{ whoami }', { headers: { cookie: UNKNOWN_COOKIE, authorization: UNKNOWN_KEY } });
     expect([refused.codes, refused.body.errors?.[0]?.message]).toEqual([['UNAUTHENTICATED'], 'Not signed in, or the session has ended. Sign in again.']);
     expect(refused.headers.getSetCookie()).toEqual([expect.stringMatching(/Max-Age=0/)]);
     expect(sessions.events('session.rejected').map((line) => line.reason)).toEqual(['missing', 'missing']);
@@ -155,7 +156,7 @@ describe('useIdentity', () => {
     try {
       const sessions = browserSessions({ store: createRedisSessionStore(redis) });
       const { server, executed } = pipeline({ sessions });
-      const answer = await server.graphql('{ session }', { headers: { cookie: ENDED } });
+      const answer = await server.graphql('{ session }', { headers: { cookie: UNKNOWN_COOKIE } });
       expect([answer.status, answer.codes]).toEqual([503, ['SESSION_STORE_UNAVAILABLE']]);
       expect(executed).toEqual([]);
       expect(answer.headers.getSetCookie()).toEqual([]);
