@@ -1,0 +1,198 @@
+/**
+ * useReadCache and useCacheInvalidation together, in process, in the gateway's order (the executed
+ * operation, useIdentity with the browser-session strategy over a memory session store, then
+ * invalidation before the read cache), on the memory cache store and on a real Redis
+ * (TEST_REDIS_URL), with a clock the test moves. Resolvers play the upstream and count its calls:
+ * reads are cached per identity and never shared, a mutation drops its identity's reads, and
+ * the upstream credential's expiry bounds what is kept. statement-reads.test.ts runs the cache
+ * through a gateway on the emulator.
+ */
+import { randomBytes } from 'node:crypto';
+import { createSchema } from 'graphql-yoga';
+import type { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMemoryCacheStore } from '../../src/cache/memory-store';
+import { createRedisCacheStore } from '../../src/cache/redis-store';
+import { identityScope } from '../../src/cache/scope';
+import { cacheKeys, type CacheStore } from '../../src/cache/store';
+import { useCacheInvalidation } from '../../src/cache/use-cache-invalidation';
+import { useReadCache } from '../../src/cache/use-read-cache';
+import { useErrorMapping } from '../../src/errors/use-error-mapping';
+import { useExecutedOperation } from '../../src/gateway/executed';
+import { useIdentity, type IdentityContext } from '../../src/identity/use-identity';
+import { createRedisClient, waitForReady } from '../../src/redis';
+import { browserSessionStrategy } from '../../src/session/identity';
+import { browserSessions, specUpstreams } from '../support/identities';
+import { yogaWith } from '../support/yoga';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
+const connections: Redis[] = [];
+afterAll(() => {
+  for (const connection of connections) connection.disconnect();
+});
+
+/**
+ * The cache store, with the TTL of each write it was asked for, and its writes in flight: the
+ * response cache writes after the answer has gone, and a test's next request waits for them.
+ */
+type Recorded = { store: CacheStore; ttls: number[]; written: () => Promise<unknown>; redis?: Redis };
+function recording(store: CacheStore, redis?: Redis): Recorded {
+  const ttls: number[] = [];
+  const writes: Promise<void>[] = [];
+  const putMembers: CacheStore['putMembers'] = (group, entries, ttlMs, generation, max) => {
+    ttls.push(ttlMs);
+    const write = store.putMembers(group, entries, ttlMs, generation, max);
+    writes.push(write);
+    return write;
+  };
+  return { store: { ...store, putMembers }, ttls, written: () => Promise.all(writes), ...(redis ? { redis } : {}) };
+}
+const stores: readonly { readonly name: string; readonly open: () => Promise<Recorded> }[] = [
+  { name: 'memory', open: () => Promise.resolve(recording(createMemoryCacheStore())) },
+  {
+    name: 'redis',
+    open: async () => {
+      const [redis, subscriber] = [createRedisClient({ url: REDIS_URL }), createRedisClient({ url: REDIS_URL })];
+      connections.push(redis, subscriber);
+      // As the gateway does before it serves (commands fail fast while it is not connected).
+      expect(await waitForReady(redis, 3_000)).toBe(true);
+      return recording(createRedisCacheStore({ redis, subscriber }), redis);
+    },
+  },
+];
+
+const TTL = 60_000;
+const READ = '{ getStatements { nodes { otxId } } }';
+const READ_NEC = '{ getF1099necStatements { nodes { otxId } } }';
+
+for (const { name, open } of stores) describe(`the read cache on the ${name} store`, () => {
+  async function pipeline() {
+    let now = 1_900_000_000_000;
+    const recorded = await open();
+    const sessions = browserSessions({ clock: () => now });
+    const { log, metrics } = sessions;
+    const calls: string[] = [];
+    const read = (field: string) => (_root: unknown, _args: unknown, { identity }: IdentityContext) => {
+      calls.push(`${identity?.uid ?? ''} ${field}`);
+      return { nodes: [{ otxId: `${identity?.uid ?? ''}-${calls.length}`, pdf: 'JVBERi0=' }] };
+    };
+    const write = (field: string) => (_root: unknown, _args: unknown, { identity }: IdentityContext) => (calls.push(`${identity?.uid ?? ''} ${field}`), 1);
+    const schema = createSchema({
+      typeDefs: /* GraphQL */ `
+        type Query { getStatements: Page! getF1099necStatements: Page! hello: String! }
+        type Page { nodes: [Statement!]! }
+        type Statement { otxId: ID! pdf: String! }
+        type Mutation { deleteStatements(otxIds: [String!]): Int! login: String! }
+      `,
+      resolvers: {
+        Query: { getStatements: read('getStatements'), getF1099necStatements: read('getF1099necStatements'), hello: () => (calls.push('hello'), 'world') },
+        Mutation: { deleteStatements: write('deleteStatements'), login: write('login') },
+      },
+    });
+    const server = yogaWith([
+      useExecutedOperation(),
+      useIdentity({ strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
+      useCacheInvalidation({ store: recorded.store }),
+      useReadCache({ store: recorded.store, ttlMs: TTL, metrics, clock: () => now }),
+      useErrorMapping({ log, metrics }),
+    ], { schema });
+    /** A new upstream user's session (unique per run: Redis keeps entries between runs). */
+    const user = async (options: { environment?: 'sandbox' | 'production'; uid?: string; expiresInMs?: number } = {}) => {
+      const uid = options.uid ?? `${randomBytes(6).toString('hex')}@example.com`;
+      const expiry = options.expiresInMs === undefined ? undefined : (now + options.expiresInMs) / 1000;
+      const { cookie } = await sessions.signIn(uid, options.environment ?? 'sandbox', expiry === undefined ? {} : { expiry });
+      const graphql = async (query: string) => {
+        const answer = await server.graphql(query, { headers: { cookie } });
+        await recorded.written();
+        return answer;
+      };
+      return { uid, graphql };
+    };
+    /** The upstream calls since the last look. */
+    const upstream = () => calls.splice(0);
+    return { user, upstream, recorded, advance: (ms: number) => (now += ms) };
+  }
+
+  it('answers a repeated read from the cache for the TTL, the same answer without the upstream', async () => {
+    const { user, upstream, recorded } = await pipeline();
+    const ada = await user();
+    const first = await ada.graphql(READ);
+    expect(upstream()).toEqual([`${ada.uid} getStatements`]);
+    expect(recorded.ttls).toEqual([TTL]);
+    expect((await ada.graphql(READ)).body).toEqual(first.body);
+    expect(upstream()).toEqual([]);
+  });
+
+  it('never shares reads between identities: other uids, the same uid on the other upstream', async () => {
+    const { user, upstream } = await pipeline();
+    const ada = await user();
+    const bob = await user();
+    const adaInProduction = await user({ uid: ada.uid, environment: 'production' });
+    const answers = [await ada.graphql(READ), await bob.graphql(READ), await adaInProduction.graphql(READ)];
+    expect(upstream()).toEqual([`${ada.uid} getStatements`, `${bob.uid} getStatements`, `${ada.uid} getStatements`]);
+    expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(3);
+  });
+
+  it('shares reads between the sessions of one upstream user (the scope is the identity, not the cookie)', async () => {
+    const { user, upstream } = await pipeline();
+    const ada = await user();
+    const again = await user({ uid: ada.uid });
+    await ada.graphql(READ);
+    upstream();
+    await again.graphql(READ);
+    expect(upstream()).toEqual([]);
+  });
+
+  it('drops the identity\'s reads on a mutation (every read field), leaving other identities\' reads', async () => {
+    const { user, upstream } = await pipeline();
+    const [ada, bob] = [await user(), await user()];
+    for (const query of [READ, READ_NEC]) await ada.graphql(query);
+    await bob.graphql(READ);
+    upstream();
+    expect((await ada.graphql('mutation { deleteStatements(otxIds: ["x"]) }')).codes).toEqual([]);
+    for (const query of [READ, READ_NEC]) await ada.graphql(query);
+    await bob.graphql(READ);
+    expect(upstream()).toEqual([`${ada.uid} deleteStatements`, `${ada.uid} getStatements`, `${ada.uid} getF1099necStatements`]);
+  });
+
+  it('keeps reads across a mutation that changes nothing cached (login)', async () => {
+    const { user, upstream } = await pipeline();
+    const ada = await user();
+    await ada.graphql(READ);
+    await ada.graphql('mutation { login }');
+    upstream();
+    await ada.graphql(READ);
+    expect(upstream()).toEqual([]);
+  });
+
+  it('never caches a read that selects pdf, nor an operation beside a read', async () => {
+    const { user, upstream } = await pipeline();
+    const ada = await user();
+    for (const query of ['{ getStatements { nodes { otxId pdf } } }', '{ getStatements { nodes { otxId } } hello }']) {
+      await ada.graphql(query);
+      await ada.graphql(query);
+    }
+    expect(upstream().filter((call) => call.endsWith('getStatements'))).toHaveLength(4);
+  });
+
+  it('keeps a read no longer than the upstream credential lives, and none once it has expired', async () => {
+    const { user, upstream, recorded, advance } = await pipeline();
+    const ada = await user({ expiresInMs: 5_000 });
+    await ada.graphql(READ);
+    expect(recorded.ttls).toEqual([5_000]);
+    const { redis } = recorded;
+    if (redis) {
+      // The read's key in Redis: one member of the identity's group, expiring with the credential.
+      const group = cacheKeys.reads(identityScope(specUpstreams.sandbox.cacheNamespace, ada.uid));
+      const members = await redis.keys(`${group}:*`);
+      expect(members).toHaveLength(1);
+      expect(await redis.pttl(members[0] ?? '')).toBeGreaterThan(4_000);
+      expect(await redis.pttl(members[0] ?? '')).toBeLessThanOrEqual(5_000);
+    }
+    advance(5_000);
+    upstream();
+    await ada.graphql(READ);
+    await ada.graphql(READ);
+    expect(upstream()).toEqual([`${ada.uid} getStatements`, `${ada.uid} getStatements`]);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * useCsrf, in process, behind the executed operation and before error mapping as in the gateway,
+ * exempting the drop-in front's requests with the gateway's own rule (isDropInRequest): which
+ * requests need the CSRF/origin check (those with the session cookie, and every `login`), the
+ * refusal the client gets, and the log line. csrf.test.ts covers the check itself.
+ */
+import { createSchema } from 'graphql-yoga';
+import { describe, expect, it } from 'vitest';
+import { isDropInRequest } from '../../src/drop-in/state';
+import { useErrorMapping } from '../../src/errors/use-error-mapping';
+import { useExecutedOperation } from '../../src/gateway/executed';
+import { createMetrics } from '../../src/observability/metrics';
+import { useCsrf } from '../../src/session/use-csrf';
+import { capturedLog } from '../support/captured-log';
+import { frontState } from '../support/identities';
+import { yogaWith } from '../support/yoga';
+
+const ALLOWED = 'https://app.example.com';
+const COOKIE = 'sgw_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+function pipeline(options: { cookieSecure?: boolean } = {}) {
+  const captured = capturedLog();
+  const { log } = captured;
+  const ran: string[] = [];
+  const schema = createSchema({
+    typeDefs: 'type Query { hello: String! } type Mutation { login: String! }',
+    resolvers: { Query: { hello: () => (ran.push('hello'), 'world') }, Mutation: { login: () => (ran.push('login'), 'ok') } },
+  });
+  const server = yogaWith([
+    frontState(),
+    useExecutedOperation(),
+    useCsrf({ allowedOrigins: [ALLOWED], trustProxy: 0, cookieSecure: options.cookieSecure ?? false, log, exempt: isDropInRequest }),
+    useErrorMapping({ log, metrics: createMetrics({ processMetrics: false }) }),
+  ], { schema });
+  return { server, ran, refusals: () => captured.events('request.csrf-refused') };
+}
+
+describe('useCsrf', () => {
+  it('refuses a cookie request without X-CSRF with CSRF_CHECK_FAILED (403) before it runs, and logs why', async () => {
+    const { server, ran, refusals } = pipeline();
+    const answer = await server.graphql('{ hello }', { headers: { cookie: COOKIE } });
+    expect([answer.status, answer.codes]).toEqual([403, ['CSRF_CHECK_FAILED']]);
+    expect(answer.body.errors?.[0]?.message).toMatch(/^Cross-site request refused: no X-CSRF header\./);
+    expect(ran).toEqual([]);
+    expect(refusals()).toEqual([expect.objectContaining({ reason: 'missing-header' })]);
+  });
+
+  it('runs a cookie request with X-CSRF from no origin, its own origin or an allowed one', async () => {
+    const { server, ran, refusals } = pipeline();
+    for (const origin of [undefined, 'http://gateway.test', ALLOWED]) {
+      const answer = await server.graphql('{ hello }', { headers: { cookie: COOKIE, 'x-csrf': '1', ...(origin ? { origin } : {}) } });
+      expect(answer.codes, origin).toEqual([]);
+    }
+    expect(ran).toEqual(['hello', 'hello', 'hello']);
+    expect(refusals()).toEqual([]);
+  });
+
+  it('refuses a cookie request from a foreign origin, naming the origin in the message and the log', async () => {
+    const { server, ran, refusals } = pipeline();
+    const answer = await server.graphql('{ hello }', { headers: { cookie: COOKIE, 'x-csrf': '1', origin: 'https://evil.example' } });
+    expect(answer.codes).toEqual(['CSRF_CHECK_FAILED']);
+    expect(answer.body.errors?.[0]?.message).toContain('the origin "https://evil.example" is not allowed');
+    expect(ran).toEqual([]);
+    expect(refusals()).toEqual([expect.objectContaining({ reason: 'foreign-origin', origin: 'https://evil.example' })]);
+  });
+
+  it('checks every login, with or without a cookie (login CSRF), whatever its alias', async () => {
+    const { server, ran } = pipeline();
+    for (const query of ['mutation { login }', 'mutation { signIn: login }']) {
+      expect((await server.graphql(query)).codes, query).toEqual(['CSRF_CHECK_FAILED']);
+      expect((await server.graphql(query, { headers: { 'x-csrf': '1', origin: 'https://evil.example' } })).codes, query).toEqual(['CSRF_CHECK_FAILED']);
+    }
+    expect((await server.graphql('mutation { login }', { headers: { 'x-csrf': '1' } })).codes).toEqual([]);
+    expect(ran).toEqual(['login']);
+  });
+
+  it('leaves requests without the session cookie alone: another cookie, or the other cookie name', async () => {
+    const { server, ran } = pipeline();
+    expect((await server.graphql('{ hello }')).codes).toEqual([]);
+    expect((await server.graphql('{ hello }', { headers: { cookie: 'theme=dark' } })).codes).toEqual([]);
+    expect((await server.graphql('{ hello }', { headers: { cookie: `__Host-${COOKIE}` } })).codes).toEqual([]);
+    expect(ran).toEqual(['hello', 'hello', 'hello']);
+    const secure = pipeline({ cookieSecure: true }).server;
+    expect((await secure.graphql('{ hello }', { headers: { cookie: COOKIE } })).codes).toEqual([]);
+    expect((await secure.graphql('{ hello }', { headers: { cookie: `__Host-${COOKIE}` } })).codes).toEqual(['CSRF_CHECK_FAILED']);
+  });
+
+  it('exempts the drop-in front\'s requests: a cookie or a login there never acts for a browser', async () => {
+    const { server, ran, refusals } = pipeline();
+    const front = { 'x-spec-drop-in': '1', origin: 'https://evil.example' };
+    expect((await server.graphql('{ hello }', { headers: { ...front, cookie: COOKIE } })).codes).toEqual([]);
+    expect((await server.graphql('mutation { login }', { headers: front })).codes).toEqual([]);
+    expect(ran).toEqual(['hello', 'login']);
+    expect(refusals()).toEqual([]);
+  });
+});
