@@ -50,7 +50,7 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
       retryDelayOnFailover: 100,
       retryDelayOnClusterDown: 100,
       retryDelayOnTryAgain: 100,
-      maxRedirections: 8,
+      maxRedirections: 5,
       slotsRefreshTimeout: 1_000,
       redisOptions: {
         ...connection,
@@ -112,10 +112,14 @@ export function waitForReady(client: RedisClient, ms: number): Promise<boolean> 
   });
 }
 
+/** Hash slots of a Redis Cluster. */
+const SLOTS = 16_384;
+
 /**
  * Whether the store can serve commands now. One server or Sentinel: its (current) master answers.
- * A Cluster: every master the client knows answers, and the cluster says every slot is served
- * (a master lost and not yet replaced leaves its slots unserved while the others still answer).
+ * A Cluster: the master of every slot, as the client routes them, answers, and the cluster says
+ * every slot is served. A master lost and not yet replaced fails the first test at once (the
+ * client drops its connection) and the second once the cluster marks it failed.
  */
 export async function pingRedis(client: RedisClient): Promise<void> {
   if (!(client instanceof Cluster)) {
@@ -123,9 +127,20 @@ export async function pingRedis(client: RedisClient): Promise<void> {
     return;
   }
   if (client.status !== 'ready') throw new Error(`cluster ${client.status}`);
-  const masters = client.nodes('master');
-  if (masters.length === 0) throw new Error('no cluster master');
-  await Promise.all(masters.map((node) => node.ping()));
+  const owners = new Set<string>();
+  for (let slot = 0; slot < SLOTS; slot++) {
+    const owner = client.slots[slot]?.[0];
+    if (owner === undefined) throw new Error('a slot without a master');
+    owners.add(owner);
+  }
+  const connected = new Map(client.nodes('master').map((node) => [`${node.options.host ?? ''}:${node.options.port ?? ''}`, node]));
+  await Promise.all(
+    [...owners].map(async (owner) => {
+      const node = connected.get(owner);
+      if (!node) throw new Error('a master is not connected');
+      await node.ping();
+    }),
+  );
   const info = await client.cluster('INFO');
   if (!/^cluster_state:ok\s*$/m.test(info)) throw new Error('cluster state not ok');
 }
