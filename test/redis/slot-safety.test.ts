@@ -1,10 +1,10 @@
 /**
- * Every Redis-backed store on a real Redis Cluster (3 masters of the test's own), through the
- * gateway's own config parsing, client factory and store classes, two "replicas" each with its
- * own clients: each script, transaction, pipeline and multi-key command keeps to one slot (Redis
- * and ioredis refuse the others with CROSSSLOT, so a lost hash tag fails here), pub/sub reaches
- * the other replica, and the keys spread over more than one master. The stores are used raw, not
- * behind their fail-open wrappers, so no error is turned into a miss.
+ * Every Redis-backed store on a real Redis Cluster (three masters, test/support/redis-topologies),
+ * through the gateway's own config parsing, client factory and store classes, two "replicas" each
+ * with its own clients: each script, transaction, pipeline and multi-key command keeps to one slot
+ * (Redis and ioredis refuse the others with CROSSSLOT, so a lost hash tag fails here), pub/sub
+ * reaches the other replica, and the keys spread over more than one master. The stores are used
+ * raw, not behind their fail-open wrappers, so no error is turned into a miss.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -31,14 +31,14 @@ import { createSessionCache } from '../../src/session/session-cache';
 import { Sessions, type ActiveSession } from '../../src/session/sessions';
 import { upstreamTarget } from '../../src/upstream/target';
 import { capturedLog } from '../support/captured-log';
-import { startLocalCluster, type LocalCluster } from '../support/redis-cluster';
+import { startRedisCluster, type RedisCluster } from '../support/redis-topologies';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const { log } = capturedLog('silent');
 const cipher = createCredentialCipher(randomBytes(32));
 const credential = (uid: string): UpstreamCredential => ({ accessToken: randomUUID(), client: randomUUID(), uid, expiry: Math.floor(Date.now() / 1000) + 3_600 });
 
-let cluster: LocalCluster;
+let cluster: RedisCluster;
 const opened: RedisClient[] = [];
 
 interface Replica {
@@ -73,7 +73,8 @@ let a: Replica;
 let b: Replica;
 
 beforeAll(async () => {
-  cluster = await startLocalCluster(3);
+  // Three masters without replicas: a lost master stays lost (the readiness test below).
+  cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
   [a, b] = await Promise.all([replica(), replica()]);
 }, 60_000);
 
