@@ -21,6 +21,7 @@ import { edge } from './http/edge';
 import { createLogger } from './observability/logger';
 import { meshLogger } from './observability/mesh-logger';
 import { createParseCaches } from './protection/parse-caches';
+import { topologyOf } from './redis';
 import type { EmbeddedUpstreams } from './embedded-upstreams';
 
 export interface RunningGateway {
@@ -110,7 +111,8 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const url = `http://${host}:${port}`;
   const { upstreams, embedded } = runtime;
   runtime.log.gatewayStarted({
-    url, sessionStore: runtime.sessions.store.kind, cacheStore: runtime.caches.store.kind, serviceAccounts: runtime.serviceAccounts.count,
+    url, sessionStore: runtime.sessions.store.kind, cacheStore: runtime.caches.store.kind,
+    sessionTopology: topologyOf(config.redis), cacheTopology: topologyOf(config.cacheRedis), serviceAccounts: runtime.serviceAccounts.count,
     upstreams: { sandbox: upstreams.sandbox.baseUrl, production: upstreams.production.baseUrl }, embedded: Boolean(embedded),
   });
 

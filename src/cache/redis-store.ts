@@ -6,7 +6,7 @@
  * keyspace, and a write past the group's bound drops its oldest members in the same script.
  * Lock releases are published, so waiters of other replicas wake at once instead of polling.
  */
-import type { Redis } from 'ioredis';
+import { pingRedis, type RedisClient } from '../redis';
 import { createWaiters } from './waiters';
 import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './store';
 
@@ -113,9 +113,9 @@ interface CacheCommands {
 }
 
 export interface RedisCacheStoreOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** A second connection for lock-release messages (a subscribed connection runs no commands). */
-  readonly subscriber: Redis;
+  readonly subscriber: RedisClient;
 }
 
 export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOptions): CacheStore {
@@ -124,7 +124,7 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
     redis.defineCommand('sgwCacheDropMembers', { numberOfKeys: 3, lua: DROP_MEMBERS });
     redis.defineCommand('sgwCacheReleaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK });
   }
-  const commands = redis as unknown as Redis & CacheCommands;
+  const commands = redis as unknown as RedisClient & CacheCommands;
   // Not `#index`: that was a plain set of an unbounded group (a key of that name, left by an
   // older gateway, expires by itself).
   const index = (group: string) => `${group}#order`;
@@ -200,8 +200,8 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
         await waiters.wait(key, Math.min(RECHECK_MS, deadline - Date.now()));
       }
     },
-    async ping() {
-      await commands.ping();
+    ping() {
+      return pingRedis(redis);
     },
     close() {
       waiters.wakeAll();

@@ -3,11 +3,13 @@
  * value stops the start with a message naming the variable and what is wrong with it.
  */
 import { z } from 'zod';
-import { credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, upstreamUrl, url } from './fields';
+import { credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, upstreamUrl } from './fields';
+import { redisUrl, type RedisTarget } from './redis-url';
 import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
 import type { Environment } from '../environment';
 
 export type { ServiceAccountConfig } from './service-accounts';
+export type { RedisNode, RedisTarget, RedisTopology } from './redis-url';
 
 const schema = z
   .object({
@@ -15,8 +17,8 @@ const schema = z
     HOST: z.string().trim().min(1).default('127.0.0.1'),
     UPSTREAM_SANDBOX_URL: upstreamUrl('https://sandbox.example.com').optional(),
     UPSTREAM_PRODUCTION_URL: upstreamUrl('https://api.example.com').optional(),
-    REDIS_URL: url(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').optional(),
-    CACHE_REDIS_URL: url(['redis:', 'rediss:'], 'redis://127.0.0.1:6380').optional(),
+    REDIS_URL: redisUrl,
+    CACHE_REDIS_URL: redisUrl,
     SERVICE_ACCOUNTS_FILE: z.string().trim().min(1).optional(),
     ALLOWED_ORIGINS: origins,
     COOKIE_SECURE: flag,
@@ -85,7 +87,7 @@ function isLoopback(host: string): boolean {
  * (its demo password is published), cookies without `Secure`, sessions in one process's memory,
  * and /ops and /metrics reachable from other hosts without a token.
  */
-function productionProblems(env: { NODE_ENV: string; UPSTREAM_SANDBOX_URL?: string | undefined; UPSTREAM_PRODUCTION_URL?: string | undefined; COOKIE_SECURE?: boolean | undefined; REDIS_URL?: string | undefined; HOST: string; OPS_TOKEN?: string | undefined }): { variable: string; message: string }[] {
+function productionProblems(env: { NODE_ENV: string; UPSTREAM_SANDBOX_URL?: string | undefined; UPSTREAM_PRODUCTION_URL?: string | undefined; COOKIE_SECURE?: boolean | undefined; REDIS_URL?: RedisTarget | undefined; HOST: string; OPS_TOKEN?: string | undefined }): { variable: string; message: string }[] {
   if (env.NODE_ENV !== 'production') return [];
   const problems: { variable: string; message: string }[] = [];
   if (!env.UPSTREAM_SANDBOX_URL && !env.UPSTREAM_PRODUCTION_URL) {
@@ -108,8 +110,10 @@ export interface GatewayConfig {
   readonly host: string;
   /** Base URLs per environment; undefined means "start the built-in emulator". */
   readonly upstreamUrls: Readonly<Record<Environment, string | undefined>>;
-  readonly redisUrl?: string;
-  readonly cacheRedisUrl?: string;
+  /** REDIS_URL: sessions, credentials, rate limits (and the caches without CACHE_REDIS_URL). */
+  readonly redis?: RedisTarget;
+  /** CACHE_REDIS_URL, else REDIS_URL: the caches and their locks. */
+  readonly cacheRedis?: RedisTarget;
   /** From SERVICE_ACCOUNTS_FILE (empty without it). */
   readonly serviceAccounts: readonly ServiceAccountConfig[];
   /** Browser origins allowed to call with a cookie, besides the gateway's own. */
@@ -210,8 +214,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     port: e.PORT,
     host: e.HOST,
     upstreamUrls: { sandbox: trim(e.UPSTREAM_SANDBOX_URL), production: trim(e.UPSTREAM_PRODUCTION_URL) },
-    redisUrl: e.REDIS_URL,
-    cacheRedisUrl: e.CACHE_REDIS_URL ?? e.REDIS_URL,
+    redis: e.REDIS_URL,
+    cacheRedis: e.CACHE_REDIS_URL ?? e.REDIS_URL,
     serviceAccounts,
     allowedOrigins: e.ALLOWED_ORIGINS,
     cookieSecure: e.COOKIE_SECURE ?? !embedded,

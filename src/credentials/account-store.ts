@@ -4,7 +4,7 @@
  * through the same tests. Per account: the sealed credential (TTL = its upstream expiry) and the
  * sign-in backoff after failures, under one hash tag `{<name>}`.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 export type SignInFailureCode = 'UNAUTHENTICATED' | 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_ERROR';
 
@@ -108,12 +108,12 @@ interface AccountCommands {
   sgwAccountDiscard(key: string, expected: string): Promise<number>;
 }
 
-export function createRedisAccountStore(redis: Redis): AccountCredentialStore {
+export function createRedisAccountStore(redis: RedisClient): AccountCredentialStore {
   if (!('sgwAccountReplace' in redis)) {
     redis.defineCommand('sgwAccountReplace', { numberOfKeys: 1, lua: REPLACE });
     redis.defineCommand('sgwAccountDiscard', { numberOfKeys: 1, lua: DISCARD });
   }
-  const commands = redis as unknown as Redis & AccountCommands;
+  const commands = redis as unknown as RedisClient & AccountCommands;
   return {
     kind: 'redis',
     async read(name) {

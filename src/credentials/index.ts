@@ -1,5 +1,5 @@
 /** Non-browser identities: service accounts (API keys) and their shared upstream credentials. */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import type { Locks } from '../cache/store';
 import type { GatewayConfig } from '../config';
 import type { Environment } from '../environment';
@@ -22,7 +22,7 @@ export interface ServiceAccounts {
 
 export interface ServiceAccountsOptions {
   readonly config: GatewayConfig;
-  readonly redis?: Redis;
+  readonly redis?: RedisClient;
   readonly locks: Locks;
   readonly cipher: CredentialCipher;
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;

@@ -9,7 +9,7 @@
  * not verified) is passed through to the upstream whole (useDropInFront), which alone decides.
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import { LRUCache } from 'lru-cache';
 import type { UpstreamCredential } from '../credentials/types';
 
@@ -42,7 +42,7 @@ function matching(stored: string | null | undefined, credential: UpstreamCredent
 const lifetime = (credential: UpstreamCredential, now: number) =>
   Math.round(Math.min(VERIFIED_FOR_MS, credential.expiry !== undefined ? credential.expiry * 1000 - now : VERIFIED_FOR_MS));
 
-export function createVerifiedCredentials(redis: Redis | undefined): VerifiedCredentials {
+export function createVerifiedCredentials(redis: RedisClient | undefined): VerifiedCredentials {
   if (!redis) {
     const entries = new LRUCache<string, string>({ max: 100_000 });
     return {

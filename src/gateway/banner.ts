@@ -9,8 +9,8 @@ import type { RunningGateway } from '../server';
 export function startBanner(config: GatewayConfig, gateway: RunningGateway): string {
   const lines: string[] = [];
   if (gateway.embedded) lines.push(gateway.embedded.banner);
-  const inMemory = [config.redisUrl ? undefined : 'sessions', config.cacheRedisUrl ? undefined : 'caches'].filter(Boolean).join(' and ');
-  if (inMemory) lines.push(` No ${config.redisUrl ? 'CACHE_REDIS_URL' : 'REDIS_URL'} set: ${inMemory} live in this process's memory (lost on restart, not shared).`);
+  const inMemory = [config.redis ? undefined : 'sessions', config.cacheRedis ? undefined : 'caches'].filter(Boolean).join(' and ');
+  if (inMemory) lines.push(` No ${config.redis ? 'CACHE_REDIS_URL' : 'REDIS_URL'} set: ${inMemory} live in this process's memory (lost on restart, not shared).`);
   for (const warning of sameSiteWarnings(config)) {
     gateway.runtime.log.configWarning({ variable: 'ALLOWED_ORIGINS', message: warning });
     lines.push(` Warning: ${warning}`);

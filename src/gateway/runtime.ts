@@ -4,7 +4,7 @@
  * `close()`; nothing is global, so two gateways can run in one process.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import type { Logger } from 'pino';
 import { createCaches, type Caches } from '../cache';
 import { createMemoryCacheStore } from '../cache/memory-store';
@@ -60,7 +60,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   const log = createLogEvents(logger);
   const clock = Date.now;
   /** Redis connections, closed last (the session cache's subscriber is closed by the cache). */
-  const clients: Redis[] = [];
+  const clients: RedisClient[] = [];
 
   const missing = ENVIRONMENTS.filter((environment) => !config.upstreamUrls[environment]);
   const embedded = missing.length ? await startEmbeddedUpstreams() : undefined;
@@ -68,10 +68,10 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   const upstreams = { sandbox: upstreamTarget('sandbox', baseUrl('sandbox')), production: upstreamTarget('production', baseUrl('production')) };
 
   const sessionStoreHealth = createStoreHealth('sessions', log);
-  let redis: Redis | undefined;
+  let redis: RedisClient | undefined;
   let store: SessionStore & { close?: () => void };
-  if (config.redisUrl) {
-    redis = createRedisClient({ url: config.redisUrl, health: sessionStoreHealth });
+  if (config.redis) {
+    redis = createRedisClient({ target: config.redis, health: sessionStoreHealth });
     clients.push(redis);
     await waitForReady(redis, 3_000);
     store = createRedisSessionStore(redis);
@@ -85,13 +85,13 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   const cipher = createCredentialCipher(credentialKey, config.previousCredentialKeys);
   // With Redis, replicas remember a resolved session for a moment (src/session/session-cache.ts).
   const sessionCache =
-    redis && config.redisUrl && config.sessionCacheMs > 0
+    redis && config.redis && config.sessionCacheMs > 0
       ? createSessionCache<ActiveSession>({
           ttlMs: config.sessionCacheMs,
           maxEntries: 100_000,
           clock,
           redis,
-          subscriber: createRedisClient({ url: config.redisUrl, name: 'session-invalidations' }),
+          subscriber: createRedisClient({ target: config.redis, name: 'session-invalidations' }),
           endOf: (session) => session.absoluteExpiresAt,
           onLookup: (result) => metrics.sessionCacheLookup(result),
           onPublishFailed: () => log.sessionInvalidationUnpublished(),
@@ -106,9 +106,9 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   // cache store costs a request a quarter of a second at most, then it goes on uncached.
   const cacheHealth = createStoreHealth('caches', log);
   let cacheStore: CacheStore;
-  if (config.cacheRedisUrl) {
-    const cacheRedis = createRedisClient({ url: config.cacheRedisUrl, health: cacheHealth, commandTimeoutMs: 250 });
-    const subscriber = createRedisClient({ url: config.cacheRedisUrl, health: cacheHealth, commandTimeoutMs: 250 });
+  if (config.cacheRedis) {
+    const cacheRedis = createRedisClient({ target: config.cacheRedis, health: cacheHealth, commandTimeoutMs: 250 });
+    const subscriber = createRedisClient({ target: config.cacheRedis, health: cacheHealth, commandTimeoutMs: 250 });
     clients.push(cacheRedis, subscriber);
     await waitForReady(cacheRedis, 3_000);
     cacheStore = createRedisCacheStore({ redis: cacheRedis, subscriber });

@@ -38,7 +38,7 @@ function describe(error: unknown): { name: string; message: string } {
 export function createLogEvents(logger: Logger) {
   return {
     logger,
-    gatewayStarted(fields: { url: string; sessionStore: string; cacheStore: string; serviceAccounts: number; upstreams: Record<Environment, string>; embedded: boolean }) {
+    gatewayStarted(fields: { url: string; sessionStore: string; cacheStore: string; sessionTopology: string; cacheTopology: string; serviceAccounts: number; upstreams: Record<Environment, string>; embedded: boolean }) {
       logger.info({ event: 'gateway.started', ...fields }, 'gateway started');
     },
     configWarning(fields: { variable: string; message: string }) {

@@ -15,7 +15,7 @@
  *   caller leaves them out of the back-off, or one attacker who takes the one attempt after each
  *   wait (Retry-After tells when) keeps the owner out for as long as they keep guessing.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import type { RateDecision } from './rate-limiter';
 
 export interface AccountBackoffStore {
@@ -119,9 +119,9 @@ interface BackoffCommands {
 /** `sgw:rate:{login-account:<hash>}`: one key per account (the caller hashes the e-mail). */
 const stateKey = (key: string) => `sgw:rate:{${key}}`;
 
-export function createRedisAccountBackoff(redis: Redis, clock: () => number = Date.now): AccountBackoffStore {
+export function createRedisAccountBackoff(redis: RedisClient, clock: () => number = Date.now): AccountBackoffStore {
   if (!('sgwLoginAccountAttempt' in redis)) redis.defineCommand('sgwLoginAccountAttempt', { numberOfKeys: 1, lua: ATTEMPT });
-  const commands = redis as unknown as Redis & BackoffCommands;
+  const commands = redis as unknown as RedisClient & BackoffCommands;
   return {
     async attempt(key, max, windowMs, capMs) {
       const now = clock();

@@ -4,7 +4,7 @@
  * checked and counted in one atomic step (a Lua script in Redis), every key with a TTL. Only
  * admitted requests are counted, so a client that waits for `Retry-After` gets through.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import { gatewayError, type GatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -101,9 +101,9 @@ interface RateCommands {
   sgwRateHit(previous: string, current: string, limit: number, windowMs: number, elapsed: number, weight: number): Promise<[number, number, number]>;
 }
 
-export function createRedisRateLimitStore(redis: Redis, clock: () => number = Date.now): RateLimitStore {
+export function createRedisRateLimitStore(redis: RedisClient, clock: () => number = Date.now): RateLimitStore {
   if (!('sgwRateHit' in redis)) redis.defineCommand('sgwRateHit', { numberOfKeys: 2, lua: HIT });
-  const commands = redis as unknown as Redis & RateCommands;
+  const commands = redis as unknown as RedisClient & RateCommands;
   return {
     kind: 'redis',
     async hit(key, limit, windowMs, weight = 1) {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { pingRedis, type RedisClient } from '../redis';
 import type { Environment } from '../environment';
 import type { SessionStore, TouchResult } from './store';
 
@@ -38,13 +38,13 @@ interface SessionCommands {
 }
 
 /** Sessions in Redis (`sgw:session:<hash of the id>`), shared by every replica. */
-export function createRedisSessionStore(redis: Redis): SessionStore {
+export function createRedisSessionStore(redis: RedisClient): SessionStore {
   if (!('sgwSessionTouch' in redis)) {
     redis.defineCommand('sgwSessionTouch', { numberOfKeys: 1, lua: TOUCH });
     redis.defineCommand('sgwSessionReplaceCredential', { numberOfKeys: 1, lua: REPLACE_CREDENTIAL });
     redis.defineCommand('sgwSessionDeleteIfCredential', { numberOfKeys: 1, lua: DELETE_IF_CREDENTIAL });
   }
-  const commands = redis as unknown as Redis & SessionCommands;
+  const commands = redis as unknown as RedisClient & SessionCommands;
   return {
     kind: 'redis',
     async create(key, record, idleMs) {
@@ -88,8 +88,8 @@ export function createRedisSessionStore(redis: Redis): SessionStore {
     async deleteIfCredential(key, expected) {
       return (await commands.sgwSessionDeleteIfCredential(key, expected)) === 1;
     },
-    async ping() {
-      await commands.ping();
+    ping() {
+      return pingRedis(redis);
     },
   };
 }

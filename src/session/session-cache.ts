@@ -22,7 +22,7 @@
  * touch does. The idle timeout can therefore end a session up to `ttlMs` early, never late;
  * `ttlMs` is capped at a quarter of the idle timeout.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 export const SESSION_INVALIDATION_CHANNEL = 'sgw:session:invalidate';
 
@@ -31,9 +31,9 @@ export interface SessionCacheOptions<T> {
   readonly maxEntries: number;
   readonly clock: () => number;
   /** The session store's connection: publishes invalidations; memory is bypassed while it is not ready. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** A dedicated connection for the channel (a subscribed connection runs no other commands). */
-  readonly subscriber: Redis;
+  readonly subscriber: RedisClient;
   /** The end of an entry's value's life, whatever the TTL (the session's absolute end). */
   readonly endOf: (value: T) => number;
   readonly onLookup?: (result: 'hit' | 'miss') => void;
@@ -94,7 +94,16 @@ export function createSessionCache<T>(options: SessionCacheOptions<T>): SessionC
   // Messages can be lost while disconnected: forget everything until subscribed again.
   const subscriberEvents = ['close', 'reconnecting', 'end', 'error'] as const;
   for (const event of subscriberEvents) subscriber.on(event, unsubscribed);
-  const storeEvents = ['close', 'reconnecting', 'end'] as const;
+  // A Cluster client stays ready when one node goes: a lost node may have been the one holding
+  // the subscription (the client then subscribes on another), or served some sessions. A lost
+  // subscription node that the client never sent a command to goes unnoticed; the entries' life
+  // (at most a second) bounds what that costs.
+  const onNodeLost = () => {
+    unsubscribed();
+    if (!closed) subscribe();
+  };
+  subscriber.on('-node', onNodeLost);
+  const storeEvents = ['close', 'reconnecting', 'end', '-node'] as const;
   for (const event of storeEvents) redis.on(event, forgetAll);
 
   let retry: NodeJS.Timeout | undefined;
@@ -196,6 +205,7 @@ export function createSessionCache<T>(options: SessionCacheOptions<T>): SessionC
       subscriber.off('message', onMessage);
       subscriber.off('ready', subscribe);
       for (const event of subscriberEvents) subscriber.off(event, unsubscribed);
+      subscriber.off('-node', onNodeLost);
       for (const event of storeEvents) redis.off(event, forgetAll);
       await subscriber.quit().catch(() => subscriber.disconnect());
     },

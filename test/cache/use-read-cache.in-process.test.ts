@@ -9,7 +9,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createSchema } from 'graphql-yoga';
-import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryCacheStore } from '../../src/cache/memory-store';
 import { createRedisCacheStore } from '../../src/cache/redis-store';
@@ -20,13 +19,14 @@ import { useReadCache } from '../../src/cache/use-read-cache';
 import { useErrorMapping } from '../../src/errors/use-error-mapping';
 import { useExecutedOperation } from '../../src/gateway/executed';
 import { useIdentity, type IdentityContext } from '../../src/identity/use-identity';
-import { createRedisClient, waitForReady } from '../../src/redis';
+import { createRedisClient, waitForReady, type RedisClient } from '../../src/redis';
+import { parseRedisTarget } from '../../src/config/redis-url';
 import { browserSessionStrategy } from '../../src/session/identity';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
-const connections: Redis[] = [];
+const connections: RedisClient[] = [];
 afterAll(() => {
   for (const connection of connections) connection.disconnect();
 });
@@ -35,8 +35,8 @@ afterAll(() => {
  * The cache store, with the TTL of each write it was asked for, and its writes in flight: the
  * response cache writes after the answer has gone, and a test's next request waits for them.
  */
-type Recorded = { store: CacheStore; ttls: number[]; written: () => Promise<unknown>; redis?: Redis };
-function recording(store: CacheStore, redis?: Redis): Recorded {
+type Recorded = { store: CacheStore; ttls: number[]; written: () => Promise<unknown>; redis?: RedisClient };
+function recording(store: CacheStore, redis?: RedisClient): Recorded {
   const ttls: number[] = [];
   const writes: Promise<void>[] = [];
   const putMembers: CacheStore['putMembers'] = (group, entries, ttlMs, generation, max) => {
@@ -52,7 +52,7 @@ const stores: readonly { readonly name: string; readonly open: () => Promise<Rec
   {
     name: 'redis',
     open: async () => {
-      const [redis, subscriber] = [createRedisClient({ url: REDIS_URL }), createRedisClient({ url: REDIS_URL })];
+      const [redis, subscriber] = [createRedisClient({ target: parseRedisTarget(REDIS_URL) }), createRedisClient({ target: parseRedisTarget(REDIS_URL) })];
       connections.push(redis, subscriber);
       // As the gateway does before it serves (commands fail fast while it is not connected).
       expect(await waitForReady(redis, 3_000)).toBe(true);
@@ -96,7 +96,7 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
       useReadCache({ store: recorded.store, ttlMs: TTL, metrics, clock: () => now }),
       useErrorMapping({ log, metrics }),
     ], { schema });
-    /** A new upstream user's session (unique per run: Redis keeps entries between runs). */
+    /** A new upstream user's session (unique per run: RedisClient keeps entries between runs). */
     const user = async (options: { environment?: 'sandbox' | 'production'; uid?: string; expiresInMs?: number } = {}) => {
       const uid = options.uid ?? `${randomBytes(6).toString('hex')}@example.com`;
       const expiry = options.expiresInMs === undefined ? undefined : (now + options.expiresInMs) / 1000;

@@ -31,7 +31,7 @@ describe('loadConfig', () => {
     expect(config.trustProxy).toBe(0);
     expect(config.allowedOrigins).toEqual([]);
     expect(config.upstreamUrls).toEqual({ sandbox: undefined, production: undefined });
-    expect(config.redisUrl).toBeUndefined();
+    expect(config.redis).toBeUndefined();
     expect(config.credentialKey).toBeUndefined();
     expect(config.production).toBe(false);
   });
@@ -115,13 +115,13 @@ describe('loadConfig', () => {
 
   it('refuses CACHE_REDIS_URL without CREDENTIAL_KEY: each process would seal cache entries with its own key', () => {
     expect(refusal({ CACHE_REDIS_URL: 'redis://127.0.0.1:6380' }).message).toMatch(/CREDENTIAL_KEY: is required with CACHE_REDIS_URL/);
-    expect(loadConfig({ CACHE_REDIS_URL: 'redis://127.0.0.1:6380', CREDENTIAL_KEY: KEY }).cacheRedisUrl).toBe('redis://127.0.0.1:6380');
+    expect(loadConfig({ CACHE_REDIS_URL: 'redis://127.0.0.1:6380', CREDENTIAL_KEY: KEY }).cacheRedis).toEqual({ topology: 'single', url: 'redis://127.0.0.1:6380' });
   });
 
   it('accepts REDIS_URL with a 32-byte base64 CREDENTIAL_KEY', () => {
     const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CREDENTIAL_KEY: KEY });
-    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
-    expect(config.cacheRedisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.redis).toEqual({ topology: 'single', url: 'redis://127.0.0.1:6379' });
+    expect(config.cacheRedis).toEqual({ topology: 'single', url: 'redis://127.0.0.1:6379' });
     expect(config.credentialKey?.equals(Buffer.from(KEY, 'base64'))).toBe(true);
   });
 

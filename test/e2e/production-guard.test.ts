@@ -39,8 +39,8 @@ describe('NODE_ENV=production', () => {
     expect(output).not.toContain('Statement gateway on');
   });
 
-  it('accepts the environment that the Dockerfile and deploy/compose.yaml give each replica', () => {
-    const compose = parseYaml(readFileSync(path.join(ROOT, 'deploy', 'compose.yaml'), 'utf8'), { merge: true }) as {
+  it.each(['compose.yaml', 'compose.ha.yaml'])('accepts the environment that the Dockerfile and deploy/%s give each replica', (file) => {
+    const compose = parseYaml(readFileSync(path.join(ROOT, 'deploy', file), 'utf8'), { merge: true }) as {
       services: Record<string, { environment?: Record<string, string> }>;
     };
     const operator = { CREDENTIAL_KEY: Buffer.alloc(32, 7).toString('base64'), OPS_TOKEN: 'an-ops-token-of-48-hex-characters-0000000000000' };

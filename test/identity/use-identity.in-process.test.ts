@@ -19,6 +19,7 @@ import { useSessionCookies } from '../../src/session/cookie-jar';
 import { browserSessionStrategy } from '../../src/session/identity';
 import { createRedisSessionStore } from '../../src/session/redis-store';
 import { createRedisClient } from '../../src/redis';
+import { parseRedisTarget } from '../../src/config/redis-url';
 import { browserSessions, frontState, serviceAccountsFor, specUpstreams } from '../support/identities';
 import { ownRedis } from '../support/redis-server';
 import { yogaWith } from '../support/yoga';
@@ -152,7 +153,7 @@ describe('useIdentity', () => {
   it('fails closed with SESSION_STORE_UNAVAILABLE (503) while the session store cannot be reached, and logs the outage', async () => {
     // A Redis port nobody listens on (never started).
     const absent = await ownRedis();
-    const redis = createRedisClient({ url: absent.url });
+    const redis = createRedisClient({ target: parseRedisTarget(absent.url) });
     try {
       const sessions = browserSessions({ store: createRedisSessionStore(redis) });
       const { server, executed } = pipeline({ sessions });

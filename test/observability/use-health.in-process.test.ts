@@ -4,10 +4,10 @@
  * test moves: /healthcheck while the process runs; /readiness 200 or 503 naming each dependency
  * that failed (never a URL), one verdict reused for cacheMs.
  */
-import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useHealth, type HealthOptions } from '../../src/observability/use-health';
-import { createRedisClient, waitForReady } from '../../src/redis';
+import { createRedisClient, waitForReady, type RedisClient } from '../../src/redis';
+import { parseRedisTarget } from '../../src/config/redis-url';
 import { createMemorySessionStore } from '../../src/session/memory-store';
 import { createRedisSessionStore } from '../../src/session/redis-store';
 import { upstreamTarget } from '../../src/upstream/target';
@@ -19,13 +19,13 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
 
-const clients: Redis[] = [];
+const clients: RedisClient[] = [];
 afterEach(() => {
   for (const client of clients.splice(0)) client.disconnect();
 });
 /** A Redis session store; connected first (as the runtime waits for it) unless nobody listens at `url`. */
 const redisSessionStore = async (url: string, { connected = true } = {}) => {
-  const client = createRedisClient({ url });
+  const client = createRedisClient({ target: parseRedisTarget(url) });
   clients.push(client);
   if (connected) expect(await waitForReady(client, 3_000)).toBe(true);
   return createRedisSessionStore(client);
