@@ -6,10 +6,12 @@ import { z } from 'zod';
 import { credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, upstreamUrl } from './fields';
 import { redisUrl, type RedisTarget } from './redis-url';
 import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
+import { loadTrustedDocuments, type TrustedDocument } from './trusted-documents';
 import type { Environment } from '../environment';
 
 export type { ServiceAccountConfig } from './service-accounts';
 export type { RedisNode, RedisTarget, RedisTopology } from './redis-url';
+export type { TrustedDocument } from './trusted-documents';
 
 const schema = z
   .object({
@@ -20,6 +22,8 @@ const schema = z
     REDIS_URL: redisUrl,
     CACHE_REDIS_URL: redisUrl,
     SERVICE_ACCOUNTS_FILE: z.string().trim().min(1).optional(),
+    TRUSTED_DOCUMENTS_FILE: z.string().trim().min(1).optional(),
+    TRUSTED_DOCUMENTS_ONLY: flag,
     ALLOWED_ORIGINS: origins,
     COOKIE_SECURE: flag,
     SESSION_IDLE_TIMEOUT: duration('30m'),
@@ -57,6 +61,9 @@ const schema = z
     }
     if (env.CREDENTIAL_KEY_PREVIOUS.length && !env.CREDENTIAL_KEY) {
       ctx.addIssue({ code: 'custom', path: ['CREDENTIAL_KEY_PREVIOUS'], message: 'needs CREDENTIAL_KEY (the new key) beside it' });
+    }
+    if (env.TRUSTED_DOCUMENTS_ONLY && !env.TRUSTED_DOCUMENTS_FILE) {
+      ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS_ONLY'], message: 'needs TRUSTED_DOCUMENTS_FILE: without documents, every browser request would be refused' });
     }
     for (const problem of productionProblems(env)) ctx.addIssue({ code: 'custom', path: [problem.variable], message: problem.message });
     if (env.REDIS_URL && !env.CREDENTIAL_KEY) {
@@ -137,6 +144,7 @@ export interface GatewayConfig {
   readonly trustProxy: number;
   readonly cache: CacheConfig;
   readonly limits: LimitsConfig;
+  readonly trustedDocuments: TrustedDocumentsConfig;
   readonly logLevel: string;
   readonly production: boolean;
   /**
@@ -186,6 +194,17 @@ export interface CacheConfig {
   readonly pdfMaxBytes: number;
 }
 
+export interface TrustedDocumentsConfig {
+  /** TRUSTED_DOCUMENTS_FILE's documents by SHA-256 (lowercase hex), parsed; empty without it. */
+  readonly documents: ReadonlyMap<string, TrustedDocument>;
+  /**
+   * TRUSTED_DOCUMENTS_ONLY: browser sessions and anonymous callers may send only known documents,
+   * never a query text, so that no document the frontend does not send is parsed, validated or run
+   * for them (crafted queries, schema probing, denial of service by expensive documents).
+   */
+  readonly only: boolean;
+}
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
@@ -207,6 +226,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       throw new ConfigError(`Invalid configuration:\n${loaded.problems.map((problem) => `  SERVICE_ACCOUNTS_FILE: ${problem}`).join('\n')}`);
     }
     serviceAccounts = loaded.accounts;
+  }
+  let trustedDocuments: ReadonlyMap<string, TrustedDocument> = new Map();
+  if (e.TRUSTED_DOCUMENTS_FILE) {
+    const loaded = loadTrustedDocuments(e.TRUSTED_DOCUMENTS_FILE);
+    if ('problems' in loaded) {
+      throw new ConfigError(`Invalid configuration:\n${loaded.problems.map((problem) => `  TRUSTED_DOCUMENTS_FILE: ${problem}`).join('\n')}`);
+    }
+    trustedDocuments = loaded.documents;
   }
   const embedded = !e.UPSTREAM_SANDBOX_URL;
   const trim = (value: string | undefined) => value?.replace(/\/+$/, '');
@@ -244,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       maxQueryBytes: e.MAX_QUERY_BYTES,
       introspection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     },
+    trustedDocuments: { documents: trustedDocuments, only: e.TRUSTED_DOCUMENTS_ONLY ?? false },
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
     opsToken: e.OPS_TOKEN,

@@ -6,7 +6,7 @@
 import type { UpstreamCredential } from './types';
 import { credentialFromHeaders } from './types';
 import type { Environment } from '../environment';
-import { findGatewayError, gatewayError } from '../errors';
+import { findGatewayError, gatewayError, GatewayError } from '../errors';
 import type { IdentityDescription, IdentityStrategy, RequestIdentity } from '../identity/identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -79,20 +79,37 @@ export class ServiceAccountIdentity implements RequestIdentity {
 
 export function serviceAccountStrategy(dependencies: ServiceAccountDependencies): IdentityStrategy {
   const { serviceAccounts, rateLimits, log, metrics } = dependencies;
+  /** The account of the request's API key; an unknown one is logged, counted and refused. */
+  const accountOf = (header: string): ServiceAccount | GatewayError => {
+    const key = bearerKey(header);
+    const account = key === undefined ? undefined : serviceAccounts.verify(key);
+    if (account) return account;
+    log.apiKeyRejected();
+    metrics.apiKeyRejected();
+    return gatewayError('UNAUTHENTICATED', 'Unknown API key.');
+  };
+  // Only the Bearer scheme names an API key. Another scheme (a browser's Basic credentials for
+  // the /ops page, say) is not meant for this endpoint: the request is anonymous.
+  const bearerHeader = (request: Request): string | undefined => {
+    const header = request.headers.get('authorization');
+    return header !== null && /^\s*bearer\b/i.test(header) ? header : undefined;
+  };
   return {
+    // Internal services send their own documents. The key is checked here already, so that a
+    // wrong one gets UNAUTHENTICATED before its query text is parsed; the request ends with it.
+    presented(request) {
+      const header = bearerHeader(request);
+      if (header === undefined) return undefined;
+      const account = accountOf(header);
+      return account instanceof GatewayError ? { refusal: account } : { queryTexts: true };
+    },
+
     identify(request) {
-      // Only the Bearer scheme names an API key. Another scheme (a browser's Basic credentials
-      // for the /ops page, say) is not meant for this endpoint: the request is anonymous.
-      const header = request.headers.get('authorization');
-      if (header === null || !/^\s*bearer\b/i.test(header)) return undefined;
+      const header = bearerHeader(request);
+      if (header === undefined) return undefined;
       return (async () => {
-        const key = bearerKey(header);
-        const account = key === undefined ? undefined : serviceAccounts.verify(key);
-        if (!account) {
-          log.apiKeyRejected();
-          metrics.apiKeyRejected();
-          return { refusal: gatewayError('UNAUTHENTICATED', 'Unknown API key.') };
-        }
+        const account = accountOf(header);
+        if (account instanceof GatewayError) return { refusal: account };
         const decision = await rateLimits.hit(`account:${account.name}`, account.requestsPerMinute, RATE_WINDOW_MS);
         if (!decision.allowed) return { refusal: overLimit({ log, metrics }, 'service-account', decision) };
         try {

@@ -92,6 +92,11 @@ export class DropInIdentity implements RequestIdentity {
 /** Every GraphQL request on the front; one without a verified credential was passed through before. */
 export function dropInStrategy(dependencies: DropInDependencies): IdentityStrategy {
   return {
+    // API clients written for the upstream send their own documents.
+    presented(request) {
+      return dropInStateOf(request) ? { queryTexts: true } : undefined;
+    },
+
     identify(request) {
       const state = dropInStateOf(request);
       if (!state) return undefined;

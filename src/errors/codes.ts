@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   UPSTREAM_UNAVAILABLE: 503,
   UPSTREAM_ERROR: 502,
   SESSION_STORE_UNAVAILABLE: 503,
+  PERSISTED_QUERY_NOT_FOUND: 400,
+  PERSISTED_QUERY_ONLY: 400,
   INTERNAL_SERVER_ERROR: 500,
 } as const;
 
@@ -35,5 +37,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   UPSTREAM_UNAVAILABLE: 'The Statement Filing Service is unavailable. Try again later.',
   UPSTREAM_ERROR: 'The Statement Filing Service answered unexpectedly.',
   SESSION_STORE_UNAVAILABLE: 'The session store is unavailable. Try again later.',
+  PERSISTED_QUERY_NOT_FOUND: 'No trusted document has this id.',
+  PERSISTED_QUERY_ONLY: 'Only trusted documents are accepted here: send a documentId instead of a query text.',
   INTERNAL_SERVER_ERROR: 'Unexpected error.',
 };

@@ -14,8 +14,10 @@ import { FRONT_GRAPHQL_PATHS } from '../drop-in/front-paths';
 import { dropInStrategy, frontTarget } from '../drop-in/identity';
 import { isDropInRequest } from '../drop-in/state';
 import { useDropInFront } from '../drop-in/use-drop-in-front';
+import { useTrustedDocuments } from '../documents/use-trusted-documents';
 import { useErrorMapping } from '../errors/use-error-mapping';
 import { useRoutes } from '../http/use-routes';
+import { queryTextRefusal } from '../identity/query-texts';
 import { useIdentity } from '../identity/use-identity';
 import { useGraphiQLPage } from '../observability/graphiql/use-graphiql-page';
 import { createOpsAccess } from '../observability/ops/access';
@@ -52,6 +54,12 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
   const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams };
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
+  // Who a request acts as, in this order: the drop-in front's credential, the session cookie, an API key.
+  const identities = [
+    dropInStrategy({ upstreams, verified: runtime.verifiedCredentials, clock }),
+    browserSessionStrategy(sessionDependencies),
+    serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
+  ];
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy }),
@@ -75,6 +83,14 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useRoutes({ graphqlPaths: ['/graphql', ...FRONT_GRAPHQL_PATHS] }),
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules(),
+    // Trusted documents: a documentId or APQ hash names a document of TRUSTED_DOCUMENTS_FILE, parsed
+    // at start; with TRUSTED_DOCUMENTS_ONLY, browser sessions and anonymous callers send nothing
+    // else, refused before their text is parsed. The drop-in front's requests are the upstream's.
+    useTrustedDocuments({
+      documents: config.trustedDocuments.documents,
+      ...(config.trustedDocuments.only ? { queryTextRefusal: queryTextRefusal(identities) } : {}),
+      exempt: isDropInRequest,
+    }),
     // Query limits (text length before parsing; tokens while parsing; depth, aliases,
     // directives, cost while validating; PDFs per answer before executing). Introspection on the
     // front follows the upstream, which allows it (its schema is public).
@@ -84,13 +100,9 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useExecutedOperation(),
     // Cookie requests and logins pass the CSRF/origin check before anything acts for a browser.
     useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: isDropInRequest }),
-    // Who the request acts as: the drop-in front's credential, the session cookie, an API key.
+    // Who the request acts as (the strategies above, in their order).
     useIdentity({
-      strategies: [
-        dropInStrategy({ upstreams, verified: runtime.verifiedCredentials, clock }),
-        browserSessionStrategy(sessionDependencies),
-        serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
-      ],
+      strategies: identities,
       production: config.production,
       defaultUpstream: (request) => frontTarget(upstreams, request),
     }),

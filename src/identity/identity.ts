@@ -50,9 +50,18 @@ export type IdentityVerdict =
   | { readonly refusal: GatewayError }
   | { readonly anonymous: true };
 
+/**
+ * What a request's headers alone say about the identity it presents, before its document is
+ * parsed and before any store is asked: whether it may send query texts when
+ * TRUSTED_DOCUMENTS_ONLY is set, or the refusal it gets whatever it sends.
+ */
+export type PresentedIdentity = { readonly queryTexts: boolean } | { readonly refusal: GatewayError };
+
 export interface IdentityStrategy {
   /** undefined when the request does not present this kind of identity: the next strategy is asked. */
   identify(request: Request): Promise<IdentityVerdict> | undefined;
+  /** undefined exactly when `identify` is. */
+  presented(request: Request): PresentedIdentity | undefined;
 }
 
 export const ANONYMOUS: IdentityVerdict = { anonymous: true };

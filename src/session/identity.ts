@@ -107,6 +107,12 @@ export function sessionOf(identity: RequestIdentity | undefined): ActiveSession 
 export function browserSessionStrategy(dependencies: BrowserSessionDependencies): IdentityStrategy {
   const { sessions, health, log, metrics, cookieSecure } = dependencies;
   return {
+    // The contract keeps browsers to the frontend's own documents under TRUSTED_DOCUMENTS_ONLY,
+    // whether the session is valid or not: the answer tells nothing about it.
+    presented(request) {
+      return readSessionCookie(request.headers.get('cookie'), cookieSecure) === undefined ? undefined : { queryTexts: false };
+    },
+
     identify(request) {
       const cookieId = readSessionCookie(request.headers.get('cookie'), cookieSecure);
       if (cookieId === undefined) return undefined;

@@ -46,7 +46,8 @@ async function accountWithKey(options: { requestsPerMinute?: number } = {}) {
     if (!('identity' in verdict) || !(verdict.identity instanceof ServiceAccountIdentity)) throw new Error(`no identity: ${JSON.stringify(verdict)}`);
     return verdict.identity;
   };
-  return { account, captured, identify, identity };
+  const presented = (headers: Record<string, string>) => strategy.presented(new Request('http://gateway.test/graphql', { method: 'POST', headers }));
+  return { account, key, captured, identify, identity, presented };
 }
 
 /** How many times the upstream was asked to sign in, since the last call. */
@@ -112,5 +113,18 @@ describe('ServiceAccountIdentity', () => {
     expect(await identify()).toHaveProperty('identity');
     expect(await identify()).toHaveProperty('identity');
     expect(await identify()).toMatchObject({ refusal: { extensions: { code: 'RATE_LIMITED', http: { headers: { 'retry-after': expect.any(String) as string } } } } });
+  });
+
+  it('says from the header alone, signing nobody in, that its requests may send query texts (TRUSTED_DOCUMENTS_ONLY), refusing an unknown key there', async () => {
+    const { key, captured, presented } = await accountWithKey();
+    await signIns();
+    expect(presented({ authorization: `Bearer ${key}` })).toEqual({ queryTexts: true });
+    expect(await signIns()).toBe(0);
+    const unknown = presented({ authorization: 'Bearer sgw_unknown-key-0123456789' });
+    expect(unknown).toMatchObject({ refusal: { message: 'Unknown API key.', extensions: { code: 'UNAUTHENTICATED' } } });
+    expect(unknown && 'refusal' in unknown && unknown.refusal).toBeInstanceOf(GatewayError);
+    expect(captured.events('service-account.key-rejected')).toHaveLength(1);
+    expect(presented({})).toBeUndefined();
+    expect(presented({ authorization: 'Basic b3BzOnRva2Vu' })).toBeUndefined();
   });
 });

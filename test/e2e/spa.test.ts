@@ -1,7 +1,9 @@
 /**
  * The example frontend (examples/spa), built from its sources as its README says and driven in
  * Debian's Chromium against the real gateway and emulators: the whole flow from a page on another
- * port of the same site, the dev proxy (Host kept, and Host rewritten), and a foreign origin.
+ * port of the same site, the dev proxy (Host kept, and Host rewritten), and a foreign origin. The
+ * gateway trusts the example's generated manifest only (TRUSTED_DOCUMENTS_ONLY): the page sends
+ * document ids, never a query text.
  * SPA_SCREENSHOTS=<dir> keeps the screenshots (docs/ holds the committed ones).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,14 @@ import { serveStatic, type StaticServer } from '../support/static-server';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const scratch = mkdtempSync(path.join(tmpdir(), 'spa-'));
 const SHOTS = process.env.SPA_SCREENSHOTS ?? path.join(scratch, 'screenshots');
+const MANIFEST = path.join(SPA_ROOT, 'src/gql/persisted-documents.json');
+/** The id of the example's document named `name` in its manifest. */
+function documentIdOf(name: string): string {
+  const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>;
+  const found = Object.entries(manifest).find(([, text]) => new RegExp(`^(query|mutation) ${name}\\b`).test(text));
+  if (!found) throw new Error(`no ${name} in ${MANIFEST}`);
+  return found[0];
+}
 
 // The page's hosts start first: the gateway allows the first one's origin (same site: 127.0.0.1,
 // another port), never the foreign one's.
@@ -30,7 +40,7 @@ beforeAll(async () => {
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
 /** Origins added to ALLOWED_ORIGINS, and the port kept, when a test restarts the gateway. */
-const restart: { origins: string[]; port?: string } = { origins: [] };
+const restart: { origins: string[]; port?: string; withoutManifest?: boolean } = { origins: [] };
 const gateway = useGateway(() => ({
   PORT: restart.port ?? '0',
   UPSTREAM_SANDBOX_URL: sandbox.url,
@@ -41,6 +51,7 @@ const gateway = useGateway(() => ({
   ALLOWED_ORIGINS: [allowed?.origin, allowed?.origin.replace('127.0.0.1', 'localhost'), ...restart.origins].join(','),
   // Two failed logins per address and e-mail in 2 s, so the RATE_LIMITED wait is short enough to watch.
   RATE_LIMIT_LOGIN: '2/2s',
+  ...(restart.withoutManifest ? {} : { TRUSTED_DOCUMENTS_FILE: MANIFEST, TRUSTED_DOCUMENTS_ONLY: 'true' }),
 }));
 let browser: Chromium | undefined;
 beforeAll(async () => {
@@ -100,6 +111,8 @@ describe('the example frontend (examples/spa)', () => {
   it('logs in from another port of the same site, counts the session down, lists statements, opens and downloads a PDF, and logs out', async () => {
     const statements = await seed(sandbox.url, DEMO_ACCOUNT.email, 'Fw2', 3, 'spa-');
     const { context, page, problems } = await open(`${allowed!.origin}/`);
+    const bodies: string[] = [];
+    page.on('request', (request) => void (request.url().endsWith('/graphql') && request.method() === 'POST' && bodies.push(request.postData() ?? '')));
     try {
       await screenshot(page, 'spa-login.png');
       await logIn(page);
@@ -137,13 +150,23 @@ describe('the example frontend (examples/spa)', () => {
       await expect.poll(() => message(page).textContent()).toBe('You are logged out.');
       expect(await page.locator('#login').isVisible()).toBe(true);
       expect(await context.cookies(gateway.current.url)).toEqual([]);
-      // Refused after: the page's own fetch, with whatever cookie the browser still has.
-      const after = await page.evaluate(async (url) => {
-        const response = await fetch(`${url}/graphql`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json', 'x-csrf': '1' }, body: JSON.stringify({ query: '{ getStatements { errors } }' }) });
-        return { status: response.status, body: (await response.json()) as { errors?: { extensions?: { code?: string } }[] } };
-      }, gateway.current.url);
-      expect(after.status).toBe(401);
-      expect(after.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+      // Every request of the page named a trusted document; no query text left it.
+      const sent = bodies.map((body) => JSON.parse(body) as Record<string, unknown>);
+      expect(sent.length).toBeGreaterThanOrEqual(5);
+      for (const body of sent) {
+        expect(body).toHaveProperty('documentId');
+        expect(body).not.toHaveProperty('query');
+      }
+      // Refused after: the page's own fetch, with whatever cookie the browser still has; a query
+      // text is refused before anything else.
+      const after = await page.evaluate(async ({ url, statements }) => {
+        const send = async (body: object) => {
+          const response = await fetch(`${url}/graphql`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json', 'x-csrf': '1' }, body: JSON.stringify(body) });
+          return { status: response.status, code: ((await response.json()) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code };
+        };
+        return [await send({ documentId: `sha256:${statements}`, variables: { first: 10 } }), await send({ query: '{ getStatements { errors } }' })];
+      }, { url: gateway.current.url, statements: documentIdOf('Statements') });
+      expect(after).toEqual([{ status: 401, code: 'UNAUTHENTICATED' }, { status: 400, code: 'PERSISTED_QUERY_ONLY' }]);
       expect(problems).toEqual([]);
     } finally {
       await context.close();
@@ -172,7 +195,7 @@ describe('the example frontend (examples/spa)', () => {
   it('cannot keep a session when the page is on localhost and the gateway on 127.0.0.1 (other sites: the SameSite=Strict cookie is not sent), and says so', async () => {
     const { context, page } = await open(`${allowed!.origin.replace('127.0.0.1', 'localhost')}/`);
     try {
-      const [login] = await Promise.all([page.waitForResponse((response) => response.url().endsWith('/graphql') && response.request().postData()?.includes('mutation Login') === true), logIn(page)]);
+      const [login] = await Promise.all([page.waitForResponse((response) => response.url().endsWith('/graphql') && response.request().postData()?.includes(documentIdOf('Login')) === true), logIn(page)]);
       expect(login.status()).toBe(200);
       await expect.poll(() => message(page).textContent()).toContain('Logged in, but the browser did not send the session cookie back.');
       expect(await page.locator('#login').isVisible()).toBe(true);
@@ -285,6 +308,28 @@ describe('the example through a dev proxy, and from a foreign origin', () => {
       expect((await context.cookies()).length).toBe(0);
       const requests = await control<{ path: string }[]>(sandbox.url, 'GET', '/__emulator/requests');
       expect(requests.body.map((request) => request.path)).not.toContain('/v2/auth/sign_in');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('works with a gateway that has no manifest: a document it does not know is sent once by id, then as text', async () => {
+    restart.withoutManifest = true;
+    restart.port = new URL(gateway.current.url).port;
+    await gateway.start();
+    const { context, page, problems } = await open(`${allowed!.origin}/`);
+    const bodies: Record<string, unknown>[] = [];
+    page.on('request', (request) => void (request.url().endsWith('/graphql') && request.method() === 'POST' && bodies.push(JSON.parse(request.postData() ?? '{}') as Record<string, unknown>)));
+    try {
+      await logIn(page);
+      await expect.poll(() => page.locator('#uid').textContent()).toBe(DEMO_ACCOUNT.email);
+      await page.click('#refresh');
+      // Each document by id once (PERSISTED_QUERY_NOT_FOUND), then as text.
+      const statements = `sha256:${documentIdOf('Statements')}`;
+      const kinds = () => bodies.filter((body) => body.documentId === statements || String(body.query).includes('query Statements')).map((body) => ('documentId' in body ? 'id' : 'text'));
+      await expect.poll(kinds).toEqual(['id', 'text', 'text']);
+      expect(bodies.filter((body) => body.documentId === `sha256:${documentIdOf('Login')}`)).toHaveLength(1);
+      expect(problems).toEqual([]);
     } finally {
       await context.close();
     }

@@ -6,7 +6,7 @@
  */
 import { createSchema, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { gatewayError } from '../../src/errors';
+import { DEFAULT_MESSAGES, gatewayError } from '../../src/errors';
 import { useErrorMapping } from '../../src/errors/use-error-mapping';
 import { beginDropIn } from '../../src/drop-in/state';
 import { createMetrics } from '../../src/observability/metrics';
@@ -78,6 +78,21 @@ describe('useErrorMapping', () => {
     const badJson = await server.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
     expect(badJson.status).toBe(400);
     expect(await badJson.json()).toMatchObject({ errors: [{ extensions: { code: 'BAD_REQUEST' } }] });
+  });
+
+  it('answers the trusted-document refusals, thrown before parsing, with their codes and 400, and counts them', async () => {
+    for (const code of ['PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_ONLY'] as const) {
+      const refuse: Plugin = {
+        onParams() {
+          throw gatewayError(code);
+        },
+      };
+      const { server, errorsByCode } = mapped([refuse]);
+      const answer = await server.graphql('{ n(x: 1) }');
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors).toEqual([{ message: DEFAULT_MESSAGES[code], extensions: { code } }]);
+      expect((await errorsByCode()).sum('statement_gateway_graphql_errors_total', { code })).toBe(1);
+    }
   });
 
   it('answers parse and validation errors on the drop-in front with 200, as the upstream does', async () => {

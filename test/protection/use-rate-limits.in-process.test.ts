@@ -37,7 +37,10 @@ const LIMIT = 3;
 function serviceAccountByHeader(dependencies: ConstructorParameters<typeof ServiceAccountIdentity>[0]): IdentityStrategy {
   const account = { name: 'batch', apiKeySha256: Buffer.alloc(32), email: 'batch@example.com', password: 'unused', environment: 'sandbox', requestsPerMinute: 1_000 } as const;
   const lease = { credential: { accessToken: 'batch-token', client: 'batch-client', uid: account.email }, sealed: 'sealed' };
-  return { identify: (request) => (request.headers.has('x-spec-account') ? Promise.resolve({ identity: new ServiceAccountIdentity(dependencies, account, lease) }) : undefined) };
+  return {
+    identify: (request) => (request.headers.has('x-spec-account') ? Promise.resolve({ identity: new ServiceAccountIdentity(dependencies, account, lease) }) : undefined),
+    presented: (request) => (request.headers.has('x-spec-account') ? { queryTexts: true } : undefined),
+  };
 }
 
 const implementations: readonly { readonly name: string; readonly open: (clock: () => number) => RateLimitStore }[] = [

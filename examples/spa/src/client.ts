@@ -3,6 +3,11 @@
  * 'include'`, needed when the gateway is on another origin) and the X-CSRF header that the gateway
  * requires from every cookie request and from `login`. A failure becomes a GatewayError carrying
  * the contract's `extensions.code`, so the page acts on the code, never on the message text.
+ *
+ * Each document is sent by its id (`documentId`, the SHA-256 codegen put in its `__meta__.hash`
+ * and in src/gql/persisted-documents.json), which is all a gateway with TRUSTED_DOCUMENTS_ONLY
+ * accepts from a browser. A gateway without that manifest answers PERSISTED_QUERY_NOT_FOUND: the
+ * page then sends that document's text, as APQ clients do, and keeps doing so.
  */
 import type { TypedDocumentString } from './gql/graphql';
 
@@ -26,28 +31,44 @@ interface GraphqlAnswer<T> {
   errors?: { message: string; extensions?: { code?: string; retryAfterSeconds?: number } }[];
 }
 
-export async function execute<TResult, TVariables>(
-  document: TypedDocumentString<TResult, TVariables>,
-  ...[variables]: TVariables extends Record<string, never> ? [] : [TVariables]
-): Promise<TResult> {
+/** Ids the gateway did not know: their documents are sent as text. */
+const unknownIds = new Set<string>();
+
+/** One POST; the answer's body, or a GatewayError when there is none. */
+async function post<TResult>(body: Record<string, unknown>): Promise<{ response: Response; answer: GraphqlAnswer<TResult> }> {
   let response: Response;
   try {
     response = await fetch(`${gatewayUrl}/graphql`, {
       method: 'POST',
       credentials: 'include',
       headers: { 'content-type': 'application/json', 'x-csrf': '1' },
-      body: JSON.stringify({ query: document.toString(), variables }),
+      body: JSON.stringify(body),
     });
   } catch {
     // A CORS refusal reaches the page as a network failure: the browser hides the gateway's answer.
     throw new GatewayError('NETWORK_ERROR', `No answer from the gateway at ${gatewayUrl || location.origin}: it is down, or it refused this page's origin ${location.origin} (CORS: is it in ALLOWED_ORIGINS?).`);
   }
-  let answer: GraphqlAnswer<TResult>;
   try {
-    answer = (await response.json()) as GraphqlAnswer<TResult>;
+    return { response, answer: (await response.json()) as GraphqlAnswer<TResult> };
   } catch {
     throw new GatewayError('BAD_RESPONSE', `The gateway answered HTTP ${response.status} without a GraphQL body.`);
   }
+}
+
+export async function execute<TResult, TVariables>(
+  document: TypedDocumentString<TResult, TVariables>,
+  ...[variables]: TVariables extends Record<string, never> ? [] : [TVariables]
+): Promise<TResult> {
+  const id: unknown = document.__meta__?.['hash'];
+  let sent: Awaited<ReturnType<typeof post<TResult>>> | undefined;
+  if (typeof id === 'string' && !unknownIds.has(id)) {
+    sent = await post<TResult>({ documentId: `sha256:${id}`, variables });
+    if (sent.answer.errors?.[0]?.extensions?.code === 'PERSISTED_QUERY_NOT_FOUND') {
+      unknownIds.add(id);
+      sent = undefined;
+    }
+  }
+  const { response, answer } = sent ?? (await post<TResult>({ query: document.toString(), variables }));
   const error = answer.errors?.[0];
   if (error) {
     const retryAfter = error.extensions?.retryAfterSeconds ?? (Number(response.headers.get('retry-after')) || undefined);

@@ -75,6 +75,7 @@ function handle(error: unknown): void {
     case 'RATE_LIMITED':
       return waitOut(error.retryAfterSeconds ?? 1);
     case 'CSRF_CHECK_FAILED': // a setup problem: the message says which check failed and why
+    case 'PERSISTED_QUERY_ONLY': // a setup problem: the gateway's TRUSTED_DOCUMENTS_FILE lacks this page's documents
     default:
       return say(`${error.code}: ${error.message}`);
   }
