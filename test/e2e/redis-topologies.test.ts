@@ -9,6 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { command } from '../support/redis-processes';
 import { startRedisCluster, startRedisSentinel, type RedisCluster, type SentinelGroup } from '../support/redis-topologies';
 
+/**
+ * A failover's own time is measured and printed, not asserted: on a loaded machine an election can
+ * fail once and be retried after the failover timeout.
+ */
+const FAILOVER_TEST_MS = 45_000;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs `attempt` every 50 ms until it resolves (at most `timeoutMs`); the milliseconds it took. */
@@ -76,7 +82,7 @@ describe('a local Redis Cluster', () => {
     console.log(`cluster failover: replica promoted ${promotedMs} ms after the SIGKILL, client reading and writing again after ${clientMs} ms`);
     expect(cluster.alive(victim.port)).toBe(false);
     expect(await command(replica.port, 'GET', key)).toBe('after');
-  });
+  }, FAILOVER_TEST_MS);
 });
 
 describe('a local Sentinel group', () => {
@@ -112,5 +118,5 @@ describe('a local Sentinel group', () => {
     const clientMs = promotedMs + await msUntil(async () => (await client.get('sentinel-key')) === 'stored' && (await client.set('sentinel-key', 'after')) === 'OK');
     console.log(`sentinel failover: replica promoted ${promotedMs} ms after the SIGKILL, client reading and writing again after ${clientMs} ms`);
     expect(await command((await group.master()).port, 'GET', 'sentinel-key')).toBe('after');
-  });
+  }, FAILOVER_TEST_MS);
 });
