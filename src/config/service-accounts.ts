@@ -3,7 +3,7 @@
  * at start with the rest of the configuration. The API key is only ever held as its SHA-256; the
  * upstream password is read from the environment variable each entry names.
  */
-import { readFileSync } from 'node:fs';
+import { readJsonFile } from './json-file';
 import { z } from 'zod';
 import type { Environment } from '../environment';
 
@@ -34,18 +34,9 @@ const entry = z
  * Loads the file; returns the problems (one line each, never a password) or the accounts.
  */
 export function loadServiceAccounts(file: string, env: NodeJS.ProcessEnv): { accounts: ServiceAccountConfig[] } | { problems: string[] } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    return { problems: [`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`] };
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { problems: [`${file} is not valid JSON`] };
-  }
+  const read = readJsonFile(file);
+  if ('problems' in read) return read;
+  const parsed = read.value;
   if (!Array.isArray(parsed)) return { problems: [`${file} must hold a JSON array of accounts`] };
 
   const problems: string[] = [];

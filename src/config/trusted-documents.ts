@@ -8,7 +8,7 @@
  * `{ "format": "apollo-persisted-query-manifest", "version": 1, "operations": [{ "id", "name", "type", "body" }] }`.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readJsonFile } from './json-file';
 import { Kind, parse, type DocumentNode } from 'graphql';
 import { z } from 'zod';
 
@@ -91,23 +91,14 @@ function entriesOf(parsed: unknown, file: string): { entries: (Entry | { problem
 
 /** Loads the manifest; returns the problems (one line each) or the documents by id. */
 export function loadTrustedDocuments(file: string): { documents: Map<string, TrustedDocument> } | { problems: string[] } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    return { problems: [`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`] };
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { problems: [`${file} is not valid JSON`] };
-  }
-  const read = entriesOf(parsed, file);
-  if ('problem' in read) return { problems: [read.problem] };
+  const read = readJsonFile(file);
+  if ('problems' in read) return read;
+  const parsed = read.value;
+  const entries = entriesOf(parsed, file);
+  if ('problem' in entries) return { problems: [entries.problem] };
   const problems: string[] = [];
   const documents = new Map<string, TrustedDocument>();
-  for (const item of read.entries) {
+  for (const item of entries.entries) {
     const checked = 'problem' in item ? item.problem : checkEntry(item.id, item.text, item.entry);
     if (typeof checked === 'string') problems.push(checked);
     else documents.set(checked.id, checked);
