@@ -5,9 +5,8 @@
  * (whose production upstream is that counting proxy) and, for scenario 3, a raw Redis-GET server.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import path from 'node:path';
-import { launchGateway, ROOT } from '../test/support/launcher';
+import { freePort, launchGateway, ROOT } from '../test/support/launcher';
 import type { Children } from './children';
 import { control, loopbackOnly, waitForHttp } from './http';
 import { DEFINITIONS_KEY, type Settings } from './settings';
@@ -54,20 +53,8 @@ async function startProxy(children: Children, name: string, target: string, coun
   return { url: loopbackOnly(url), pid };
 }
 
-/** A free loopback port, for Hive Gateway (whose CLI does not report a port chosen by the OS). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function startHive(children: Children, upstream: string): Promise<Target> {
+  // Hive Gateway's CLI does not report a port the OS chose: give it a free one.
   const port = await freePort();
   const { pid } = await children.start({
     name: 'hive-gateway',

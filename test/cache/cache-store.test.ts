@@ -9,8 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryCacheStore } from '../../src/cache/memory-store';
 import { createRedisCacheStore } from '../../src/cache/redis-store';
 import { UNKNOWN_GENERATION, type CacheStore } from '../../src/cache/store';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const connections: Redis[] = [];
 

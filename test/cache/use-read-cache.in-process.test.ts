@@ -24,8 +24,8 @@ import { parseRedisTarget } from '../../src/config/redis-url';
 import { browserSessionStrategy } from '../../src/session/identity';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 const connections: RedisClient[] = [];
 afterAll(() => {
   for (const connection of connections) connection.disconnect();

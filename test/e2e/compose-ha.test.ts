@@ -9,12 +9,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { freePort } from '../support/launcher';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config';
 import { createRedisClient, waitForReady, type RedisClient } from '../../src/redis';
 import { createRedisSessionStore } from '../../src/session/redis-store';
@@ -95,16 +95,6 @@ describe('the session group of compose.ha.yaml, run locally', () => {
   const dirs = new Map<string, string>();
   const ports = new Map<string, number>();
   const clients: (RedisClient | Redis)[] = [];
-
-  const freePort = () =>
-    new Promise<number>((resolve, reject) => {
-      const server = createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-      });
-    });
 
   /** The service's configuration with service names and ports mapped to this machine. */
   const localConfig = (name: string) => {

@@ -14,8 +14,8 @@ import { upstreamTarget } from '../../src/upstream/target';
 import { control, useEmulator } from '../support/emulator';
 import { ownRedis } from '../support/redis-server';
 import { yogaWith } from '../support/yoga';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
 

@@ -15,8 +15,8 @@ import { createMemoryAccountBackoff, createRedisAccountBackoff, type AccountBack
 import { addressGroup } from '../../src/protection/client-address';
 import { createLoginLimits, type LoginAttempt, type LoginLimits } from '../../src/protection/login-limits';
 import { createMemoryRateLimitStore, createRedisRateLimitStore, type RateLimitStore } from '../../src/protection/rate-limiter';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 // A real Redis, never a mock. Without one, the first command fails and so do the tests.
 const redis = new Redis(REDIS_URL);
 afterAll(async () => {

@@ -13,8 +13,8 @@ import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimi
 import { capturedLog } from '../support/captured-log';
 import { parseMetrics } from '../support/metrics';
 import { ownRedis, type OwnRedis } from '../support/redis-server';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 // A real Redis, never a mock: without one the first command fails, and so do these tests.
 const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
 afterAll(async () => {

@@ -19,8 +19,8 @@ import { useRateLimits } from '../../src/protection/use-rate-limits';
 import { browserSessionStrategy } from '../../src/session/identity';
 import { browserSessions, serviceAccountsFor, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 // A real Redis, never a mock: without one the first command fails, and so do these tests.
 const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
 afterAll(async () => {

@@ -7,8 +7,8 @@ import { createMemorySessionStore } from '../../src/session/memory-store';
 import { createRedisSessionStore } from '../../src/session/redis-store';
 import { Sessions, sessionKey } from '../../src/session/sessions';
 import type { SessionRecord, SessionStore } from '../../src/session/store';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 // A real Redis, never a mock. Without one, the first command fails and so do the tests.

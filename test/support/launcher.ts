@@ -6,6 +6,7 @@
  * and the signals sent to it are its own. No vitest here: scripts import this file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import path from 'node:path';
 
 /** The repository root: every program is started from it. */
@@ -190,4 +191,16 @@ export async function runGatewayToExit(env: Record<string, string | undefined>, 
   await gateway.finished;
   clearTimeout(timer);
   return { code: typeof status === 'number' ? status : null, output: gateway.output() };
+}
+
+/** A loopback port the OS just gave out, for a process that must be told its port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
 }

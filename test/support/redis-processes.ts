@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './launcher';
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -26,17 +27,6 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-async function anyFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 /**
  * `count` distinct free loopback ports; with `busOffset`, `port + busOffset` is free too (a cluster
  * node also listens on its bus port, its port + 10000).
@@ -44,7 +34,7 @@ async function anyFreePort(): Promise<number> {
 export async function freePorts(count: number, busOffset?: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < count) {
-    const port = await anyFreePort();
+    const port = await freePort();
     if (ports.includes(port)) continue;
     if (busOffset !== undefined && (port + busOffset > 65_535 || !(await canListen(port + busOffset)))) continue;
     ports.push(port);

@@ -1,7 +1,7 @@
 /** A Redis server of the test's own, so that a test can stop, pause and restart it. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from './launcher';
 
 export interface OwnRedis {
   readonly url: string;
@@ -12,17 +12,6 @@ export interface OwnRedis {
   /** SIGSTOP: the server holds connections but answers nothing (a hung Redis). */
   pause(): void;
   resume(): void;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 export async function ownRedis(): Promise<OwnRedis> {
