@@ -11,7 +11,6 @@
  * Placed after the error mapping, so it reads the codes the client gets; the line is written when
  * the answer leaves (onResponse), with its status.
  */
-import { createHash } from 'node:crypto';
 import { OperationTypeNode, valueFromASTUntyped, type FieldNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { dropInStateOf } from '../drop-in/state';
@@ -20,8 +19,8 @@ import { executedOf } from '../gateway/executed';
 import type { RequestIdentity } from '../identity/identity';
 import type { IdentityContext } from '../identity/use-identity';
 import { clientAddressOf } from '../protection/client-address';
-import { readSessionCookie } from '../session/cookie';
-import { sessionKey } from '../session/sessions';
+import { sessionCookieOf } from '../session/cookie';
+import { sessionAuditId, sessionKey } from '../session/sessions';
 import type { AuditFields, LogEvents } from './log-events';
 
 export interface AuditLogOptions {
@@ -39,8 +38,6 @@ const MAX_UID = 254;
 
 type Who = Pick<AuditFields, 'actor' | 'uid' | 'account' | 'environment' | 'session'>;
 type Pending = Omit<AuditFields, 'status' | 'path' | 'clientAddress'>;
-
-const shortHash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 function who(identity: RequestIdentity | undefined): Who {
   return identity ? identity.description : { actor: 'anonymous' };
@@ -129,11 +126,11 @@ export function useAuditLog({ log, cookieSecure }: AuditLogOptions): Plugin<Iden
       // A login acts as the session it created; a failed one names the account it tried.
       const identity = context.identity ?? before.get(request);
       // The drop-in front's requests act with their own credential: a cookie there means nothing.
-      const cookieId = dropInStateOf(request) ? undefined : readSessionCookie(request.headers.get('cookie'), cookieSecure);
+      const cookieId = dropInStateOf(request) ? undefined : sessionCookieOf(request, cookieSecure);
       const actor = login && (!context.identity || codes.length)
         ? { actor: 'anonymous', ...loginAttempt(login, variables) }
         : !identity && cookieId !== undefined
-          ? { actor: 'anonymous', session: shortHash(sessionKey(cookieId)) } // refused before its session was looked up
+          ? { actor: 'anonymous', session: sessionAuditId(sessionKey(cookieId)) } // refused before its session was looked up
           : who(identity);
       pending.set(request, {
         action,

@@ -24,6 +24,19 @@ export function readSessionCookie(header: string | null, secure: boolean): strin
   }
 }
 
+const requestCookies = new WeakMap<Request, string | undefined>();
+
+/**
+ * The session id a request's cookie carries, parsed once per request: the CSRF check, the session
+ * strategy and the audit trail all ask.
+ */
+export function sessionCookieOf(request: Request, secure: boolean): string | undefined {
+  if (requestCookies.has(request)) return requestCookies.get(request);
+  const id = readSessionCookie(request.headers.get('cookie'), secure);
+  requestCookies.set(request, id);
+  return id;
+}
+
 export function setSessionCookie(id: string, options: SessionCookieOptions): string {
   return serialize(sessionCookieName(options.secure), id, {
     httpOnly: true,

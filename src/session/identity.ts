@@ -13,9 +13,9 @@ import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
 import type { UpstreamTarget } from '../upstream/target';
 import type { Environment } from '../environment';
-import { clearSessionCookie, readSessionCookie } from './cookie';
+import { clearSessionCookie, sessionCookieOf } from './cookie';
 import { queueSetCookie } from './cookie-jar';
-import type { ActiveSession, Sessions } from './sessions';
+import { sessionAuditId, type ActiveSession, type Sessions } from './sessions';
 
 export interface BrowserSessionDependencies {
   readonly sessions: Sessions;
@@ -27,7 +27,6 @@ export interface BrowserSessionDependencies {
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
-const shortHash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 export class BrowserSessionIdentity implements RequestIdentity {
   readonly cacheTrusted = true;
@@ -55,7 +54,7 @@ export class BrowserSessionIdentity implements RequestIdentity {
     return `session:${digest(this.current.key)}`;
   }
   get description(): IdentityDescription {
-    return { actor: 'session', uid: this.current.uid, environment: this.current.environment, session: shortHash(this.current.key) };
+    return { actor: 'session', uid: this.current.uid, environment: this.current.environment, session: sessionAuditId(this.current.key) };
   }
 
   credential(): UpstreamCredential {
@@ -110,11 +109,11 @@ export function browserSessionStrategy(dependencies: BrowserSessionDependencies)
     // The contract keeps browsers to the frontend's own documents under TRUSTED_DOCUMENTS_ONLY,
     // whether the session is valid or not: the answer tells nothing about it.
     presented(request) {
-      return readSessionCookie(request.headers.get('cookie'), cookieSecure) === undefined ? undefined : { queryTexts: false };
+      return sessionCookieOf(request, cookieSecure) === undefined ? undefined : { queryTexts: false };
     },
 
     identify(request) {
-      const cookieId = readSessionCookie(request.headers.get('cookie'), cookieSecure);
+      const cookieId = sessionCookieOf(request, cookieSecure);
       if (cookieId === undefined) return undefined;
       return (async () => {
         let result: Awaited<ReturnType<Sessions['resolve']>>;

@@ -47,6 +47,11 @@ export function sessionKey(id: string): string {
   return `sgw:session:${createHash('sha256').update(id).digest('base64url')}`;
 }
 
+/** How the audit trail names a session (by its store key): short, and never the id. */
+export function sessionAuditId(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 12);
+}
+
 export class Sessions {
   private readonly clock: () => number;
 

@@ -7,7 +7,7 @@ import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors';
 import { executedOf } from '../gateway/executed';
 import type { LogEvents } from '../observability/log-events';
-import { readSessionCookie } from './cookie';
+import { sessionCookieOf } from './cookie';
 import { checkCsrf, csrfLogFields, csrfMessage } from './csrf';
 
 export interface CsrfOptions {
@@ -25,7 +25,7 @@ export function useCsrf({ allowedOrigins, trustProxy, cookieSecure, log, exempt 
       const request = args.contextValue.request;
       const executed = executedOf(request);
       if (!executed || exempt(request)) return;
-      const cookie = readSessionCookie(request.headers.get('cookie'), cookieSecure);
+      const cookie = sessionCookieOf(request, cookieSecure);
       if (cookie === undefined && !executed.fields.some((field) => field.name.value === 'login')) return;
       const verdict = checkCsrf(request, { allowedOrigins, trustProxy });
       if (verdict.ok) return;
