@@ -54,6 +54,7 @@ export function benchGoals(settings: Settings): Goal[] {
   for (const latencyMs of settings.latenciesMs) {
     for (const [scenario, key, what] of [
       ['1 secretGreeting', 'gateway', 'secretGreeting'],
+      ['1 secretGreeting', 'gateway-trusted', 'secretGreeting (trusted document)'],
       ['2 getStatements(50)', 'gateway-uncached', 'getStatements(50) uncached'],
     ] as const) {
       ratio(`${what} @${latencyMs} ms: gateway >= 0.5x raw proxy`, ref(scenario, latencyMs, key), 'raw', 0.5);

@@ -2,6 +2,7 @@
  * What `npm run bench` runs with, read once from its environment, and the accounts and documents
  * the scenarios use. Outside tools set these variables and read the results: their names stay.
  */
+import { createHash } from 'node:crypto';
 
 export interface Settings {
   /** BENCH_SECONDS (10): each measured run; 2 gives a smoke run. */
@@ -59,6 +60,9 @@ export const USERS = {
 
 /** Where the raw Redis-GET server finds the gateway's answer to the definitions query. */
 export const DEFINITIONS_KEY = 'bench:definitions-answer';
+
+/** The trusted document of scenario 1's trusted-document row: `documentId` names QUERIES.greeting. */
+export const TRUSTED_GREETING_ID = () => `sha256:${createHash('sha256').update(QUERIES.greeting).digest('hex')}`;
 
 export const QUERIES = {
   greeting: '{ secretGreeting { response errors } }',

@@ -5,11 +5,13 @@
  * (whose production upstream is that counting proxy) and, for scenario 3, a raw Redis-GET server.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, launchGateway, ROOT } from '../test/support/launcher';
 import type { Children } from './children';
 import { control, loopbackOnly, waitForHttp } from './http';
-import { DEFINITIONS_KEY, type Settings } from './settings';
+import { DEFINITIONS_KEY, QUERIES, TRUSTED_GREETING_ID, type Settings } from './settings';
 
 /** A started target: where to send requests, and the process to sample. */
 export interface Target {
@@ -67,6 +69,14 @@ async function startHive(children: Children, upstream: string): Promise<Target> 
   return { url, pid };
 }
 
+/** A manifest ({ hash: document }) of the bench's trusted documents, in a temporary folder. */
+function trustedDocumentsFile(): string {
+  const folder = mkdtempSync(path.join(tmpdir(), 'bench-documents-'));
+  const file = path.join(folder, 'documents.json');
+  writeFileSync(file, JSON.stringify({ [TRUSTED_GREETING_ID().slice('sha256:'.length)]: QUERIES.greeting }));
+  return file;
+}
+
 async function startGateway(children: Children, settings: Settings, sandbox: string, production: string): Promise<Target> {
   const { url, pid } = await launchGateway({
     ...children.tracking('gateway', ['stdout', 'stderr']),
@@ -79,6 +89,8 @@ async function startGateway(children: Children, settings: Settings, sandbox: str
       UPSTREAM_SANDBOX_URL: sandbox,
       UPSTREAM_PRODUCTION_URL: production,
       REDIS_URL: settings.redisUrl,
+      // QUERIES.greeting as a trusted document, for scenario 1's trusted-document row.
+      TRUSTED_DOCUMENTS_FILE: trustedDocumentsFile(),
       CREDENTIAL_KEY: randomBytes(32).toString('base64'),
       // The limits are not what is measured: lifted far above any load the bench makes.
       RATE_LIMIT_LOGIN: '1000000/1m',

@@ -36,6 +36,8 @@ interface MeshArtifacts {
 }
 
 const ROOT = path.resolve(__dirname, '..');
+/** The upstream GraphQL source's name in .meshrc.ts. */
+const UPSTREAM_SOURCE = 'StatementFilingService';
 
 async function loadMeshArtifacts(): Promise<MeshArtifacts> {
   const file = path.join(ROOT, '.mesh', 'index.ts');
@@ -63,6 +65,12 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const logger = createLogger({ level: config.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
   const runtime = await createGatewayRuntime(config, logger);
   const mesh = await getMesh(await meshOptionsFor(runtime));
+
+  // The fast path forwards operations of the upstream source's own fields (src/fast-path/).
+  const upstreamSource = mesh.rawSources.find((source) => source.name === UPSTREAM_SOURCE);
+  if (upstreamSource) runtime.plans.learnUpstream(upstreamSource.schema);
+  // Trusted documents' plans are compiled now: their requests never parse, validate or plan.
+  runtime.plans.precompile([...config.trustedDocuments.documents.values()].map((entry) => entry.document));
 
   const schema = publicSchema(mesh.schema);
   const frontSchema = frontSchemaOf(schema);

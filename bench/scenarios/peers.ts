@@ -37,5 +37,6 @@ export function relatePeers({ rows }: ScenarioContext, scenario: string, latency
   rows.relate(scenario, latencyMs, 'raw', 'emulator');
   rows.relate(scenario, latencyMs, 'hive', 'emulator');
   rows.relate(scenario, latencyMs, 'gateway', 'raw');
+  rows.relate(scenario, latencyMs, 'gateway-trusted', 'raw');
   rows.relate(scenario, latencyMs, 'gateway-uncached', 'raw');
 }

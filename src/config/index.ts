@@ -24,6 +24,7 @@ const schema = z
     SERVICE_ACCOUNTS_FILE: z.string().trim().min(1).optional(),
     TRUSTED_DOCUMENTS_FILE: z.string().trim().min(1).optional(),
     TRUSTED_DOCUMENTS_ONLY: flag,
+    FAST_PATH: flag,
     ALLOWED_ORIGINS: origins,
     COOKIE_SECURE: flag,
     SESSION_IDLE_TIMEOUT: duration('30m'),
@@ -145,6 +146,11 @@ export interface GatewayConfig {
   readonly cache: CacheConfig;
   readonly limits: LimitsConfig;
   readonly trustedDocuments: TrustedDocumentsConfig;
+  /**
+   * FAST_PATH (default true): upstream-only operations are sent upstream as one call instead of
+   * through Mesh's delegation (src/fast-path/). false is the way back if the fast path misbehaves.
+   */
+  readonly fastPath: boolean;
   readonly logLevel: string;
   readonly production: boolean;
   /**
@@ -272,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       introspection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     },
     trustedDocuments: { documents: trustedDocuments, only: e.TRUSTED_DOCUMENTS_ONLY ?? false },
+    fastPath: e.FAST_PATH ?? true,
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
     opsToken: e.OPS_TOKEN,

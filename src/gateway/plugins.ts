@@ -15,6 +15,7 @@ import { dropInStrategy, frontTarget } from '../drop-in/identity';
 import { isDropInRequest } from '../drop-in/state';
 import { useDropInFront } from '../drop-in/use-drop-in-front';
 import { useTrustedDocuments } from '../documents/use-trusted-documents';
+import { useFastPath } from '../fast-path/use-fast-path';
 import { useErrorMapping } from '../errors/use-error-mapping';
 import { useRoutes } from '../http/use-routes';
 import { queryTextRefusal } from '../identity/query-texts';
@@ -115,6 +116,9 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // reads may be answered per identity from the response cache.
     useDefinitionsAnswers({ definitions: caches.definitions, metrics }),
     useCacheInvalidation({ store: caches.store }),
+    // The fast path: an operation of upstream fields only (no PDF) is one upstream call, not Mesh's
+    // delegation. Before the read cache, whose lookup wraps it.
+    ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder })] : []),
     useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock }),
     // Upstream calls: the identity's credential in, rotated tokens kept, a 401 as the identity says.
     useCredentialBroker({ upstreamFetch }),

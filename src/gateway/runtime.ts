@@ -3,6 +3,8 @@
  * upstream client and the logger. `createGatewayRuntime(config)` builds it and returns it with its
  * `close()`; nothing is global, so two gateways can run in one process.
  */
+import { createForwarder, type Forwarder } from '../fast-path/forward';
+import { DocumentPlans } from '../fast-path/plans';
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis';
 import type { Logger } from 'pino';
@@ -50,6 +52,9 @@ export interface GatewayRuntime {
   readonly loginLimits: LoginLimits;
   /** The drop-in front's record of credentials the upstream accepted. */
   readonly verifiedCredentials: VerifiedCredentials;
+  /** Plans per document for the fast path (src/fast-path/); told the upstream's schema at start. */
+  readonly plans: DocumentPlans;
+  readonly forwarder: Forwarder;
   /** The built-in emulator, when no upstream URL was configured. */
   readonly embedded?: EmbeddedUpstreams;
   /** Stops every connection and the built-in emulator. */
@@ -137,6 +142,8 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   return {
     config, logger, log, clock, metrics, upstreams, upstreamFetch, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
     verifiedCredentials: createVerifiedCredentials(redis),
+    plans: new DocumentPlans(),
+    forwarder: createForwarder({ upstreamFetch, log, metrics }),
     ...(embedded ? { embedded } : {}),
     close: () =>
       (closing ??= (async () => {

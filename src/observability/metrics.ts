@@ -37,6 +37,8 @@ export interface GatewayMetrics {
   sessionCacheLookup(result: 'hit' | 'miss'): void;
   /** One error in a GraphQL answer, by its contract code. */
   graphqlError(code: string): void;
+  /** An operation executed by the fast path (src/fast-path/) instead of Mesh's delegation. */
+  forwarded(kind: 'query' | 'mutation'): void;
 }
 
 export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
@@ -102,12 +104,19 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     labelNames: ['code'] as const,
     registers: [registry],
   });
+  const forwarded = new Counter({
+    name: 'statement_gateway_forwarded_operations_total',
+    help: 'Operations of upstream fields only, sent upstream as one call by the fast path instead of executed through Mesh.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
   // Zero series from the start, so rates and dashboards have every combination.
   for (const cache of ['definitions', 'statements', 'pdf'] as const) {
     for (const result of ['hit', 'miss', 'stale'] as const) lookups.labels(cache, result).inc(0);
   }
   for (const event of ['login', 'logout', 'expired', 'rejected'] as const) sessions.labels(event).inc(0);
   for (const result of ['hit', 'miss'] as const) sessionCache.labels(result).inc(0);
+  for (const kind of ['query', 'mutation'] as const) forwarded.labels(kind).inc(0);
   return {
     registry,
     cacheLookup: (cache, result, count = 1) => lookups.labels(cache, result).inc(count),
@@ -120,5 +129,6 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     session: (event) => sessions.labels(event).inc(),
     sessionCacheLookup: (result) => sessionCache.labels(result).inc(),
     graphqlError: (code) => graphqlErrors.labels(code).inc(),
+    forwarded: (kind) => forwarded.labels(kind).inc(),
   };
 }

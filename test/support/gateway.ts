@@ -70,6 +70,7 @@ export interface ClientOptions {
   readonly csrf?: boolean;
   readonly origin?: string;
   readonly headers?: Record<string, string>;
+  readonly operationName?: string;
 }
 
 /** A browser-like client: one cookie jar, the X-CSRF header by default. */
@@ -84,7 +85,7 @@ export class Browser {
     if (options.csrf !== false) headers['x-csrf'] = '1';
     if (options.origin) headers.origin = options.origin;
     if (this.cookie) headers.cookie = this.cookie;
-    const response = await fetch(`${this.gatewayUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    const response = await fetch(`${this.gatewayUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables, operationName: options.operationName }) });
     this.lastSetCookie = response.headers.getSetCookie();
     for (const value of this.lastSetCookie) {
       const [pair = '', ...attributes] = value.split(';');

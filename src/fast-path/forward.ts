@@ -1,0 +1,144 @@
+/**
+ * An upstream-only operation executed as one upstream call: the planned document and the client's
+ * variables and operation name, sent with the identity's credential (upstream/brokered-fetch.ts:
+ * rotation, 401 handling, the timeout and the failure codes as on Mesh's path). The upstream's
+ * answer becomes the execution result as Mesh's delegation would give it: the upstream's errors as
+ * GraphQL errors at their paths (the error mapping then treats them as on Mesh's path), a failure
+ * as one error per root field. An answer without errors keeps the upstream's bytes: it is sent
+ * as it came, not serialised again.
+ */
+import { GraphQLError, OperationTypeNode, type ExecutionResult } from 'graphql';
+import { gatewayError, GatewayError } from '../errors';
+import type { RequestIdentity } from '../identity/identity';
+import type { LogEvents } from '../observability/log-events';
+import type { GatewayMetrics } from '../observability/metrics';
+import { brokeredFetch } from '../upstream/brokered-fetch';
+import type { UpstreamFetch } from '../upstream/fetch';
+import { noteUpstreamAnswered, noteUpstreamFailure } from '../upstream/outcome';
+import type { UpstreamTarget } from '../upstream/target';
+import type { ForwardPlan } from './plans';
+
+export interface ForwardedCall {
+  readonly request: Request;
+  readonly identity: RequestIdentity | undefined;
+  readonly upstream: UpstreamTarget;
+  readonly variables: unknown;
+  readonly operationName: string | null | undefined;
+}
+
+/** What the upstream answered: its status and body text. */
+interface UpstreamAnswer {
+  readonly status: number;
+  readonly text: string;
+}
+
+const HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json',
+  accept: 'application/graphql-response+json, application/json',
+};
+
+type Path = readonly (string | number)[];
+
+function pathOf(value: unknown): Path | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  return value.every((part) => typeof part === 'string' || typeof part === 'number') ? value : undefined;
+}
+
+/** The result of a call that failed: each root field null (all of `data` if one is non-null), one error each. */
+function failedResult(plan: ForwardPlan, error: GatewayError): ExecutionResult {
+  const keys = [...new Set(plan.roots.map((root) => root.key))];
+  const data = plan.roots.some((root) => root.nonNull) ? null : Object.fromEntries(keys.map((key) => [key, null]));
+  return { data, errors: keys.map((key) => new GraphQLError(error.message, { path: [key], originalError: error })) };
+}
+
+/** The upstream's GraphQL answer as an execution result; undefined when it is not one. */
+function resultOf(plan: ForwardPlan, answer: UpstreamAnswer): ExecutionResult | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { data, errors } = body as { data?: unknown; errors?: unknown };
+  if (data !== undefined && data !== null && (typeof data !== 'object' || Array.isArray(data))) return undefined;
+  if (errors !== undefined && !Array.isArray(errors)) return undefined;
+  if (data === undefined && !errors?.length) return undefined;
+  if (!errors?.length) {
+    // Nothing to map: the upstream's bytes are the answer (Yoga writes `stringify`'s output).
+    const result: ExecutionResult = { data: data as ExecutionResult['data'] };
+    if (Object.keys(body).length === 1 && answer.status === 200) Object.defineProperty(result, 'stringify', { value: () => answer.text, enumerable: false });
+    return result;
+  }
+  const firstKey = plan.roots[0]?.key ?? 'unknown';
+  return {
+    ...(data === undefined ? {} : { data: data as ExecutionResult['data'] }),
+    errors: errors.map((raw: unknown) => {
+      const { message, path } = (typeof raw === 'object' && raw !== null ? raw : {}) as { message?: unknown; path?: unknown };
+      // An error of the whole operation is placed on its first root field, as delegation does.
+      return new GraphQLError(typeof message === 'string' ? message : 'Unknown upstream error', { path: pathOf(path) ?? [firstKey] });
+    }),
+  };
+}
+
+export interface Forwarder {
+  forward(plan: ForwardPlan, call: ForwardedCall): Promise<ExecutionResult>;
+}
+
+export interface ForwarderOptions {
+  readonly upstreamFetch: UpstreamFetch;
+  readonly log: LogEvents;
+  readonly metrics: GatewayMetrics;
+}
+
+export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOptions): Forwarder {
+  /** Identical queries of one identity in flight at once share one upstream call (as Mesh's executor). */
+  const inFlight = new Map<string, Promise<UpstreamAnswer>>();
+
+  const callUpstream = async (plan: ForwardPlan, call: ForwardedCall, body: string): Promise<UpstreamAnswer> => {
+    const response = await brokeredFetch(upstreamFetch, call.upstream.graphqlUrl, { method: 'POST', headers: HEADERS, body }, { request: call.request, identity: call.identity, upstream: call.upstream, operation: plan.label });
+    return { status: response.status, text: await response.text() };
+  };
+
+  const answerOf = (plan: ForwardPlan, call: ForwardedCall, body: string): Promise<UpstreamAnswer> => {
+    if (plan.kind !== OperationTypeNode.QUERY) return callUpstream(plan, call, body);
+    const key = `${call.identity?.key ?? ''}\0${call.upstream.graphqlUrl}\0${body}`;
+    const shared = inFlight.get(key);
+    if (shared) {
+      // The call is another request's: this one records its outcome too.
+      return shared.then(
+        (answer) => {
+          noteUpstreamAnswered(call.request);
+          return answer;
+        },
+        (error: unknown) => {
+          if (error instanceof GatewayError) noteUpstreamFailure(call.request, error);
+          throw error;
+        },
+      );
+    }
+    const own = callUpstream(plan, call, body);
+    inFlight.set(key, own);
+    const forget = () => inFlight.delete(key);
+    own.then(forget, forget);
+    return own;
+  };
+
+  return {
+    async forward(plan, call) {
+      metrics.forwarded(plan.kind);
+      const body = JSON.stringify({ query: plan.query, variables: call.variables ?? undefined, operationName: call.operationName ?? undefined });
+      let answer: UpstreamAnswer;
+      try {
+        answer = await answerOf(plan, call, body);
+      } catch (error) {
+        if (error instanceof GatewayError) return failedResult(plan, error);
+        throw error;
+      }
+      const result = resultOf(plan, answer);
+      if (result) return result;
+      log.unexpectedError({ error: new Error(`upstream answer not usable (status ${answer.status})`), operation: plan.label });
+      return failedResult(plan, noteUpstreamFailure(call.request, gatewayError('UPSTREAM_ERROR')));
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * A plan per (document, operation name), compiled once after the document was parsed, validated
+ * and limited, and kept for as long as the parsed document is (a WeakMap on the DocumentNode:
+ * Yoga's parse cache, bounded in bytes, and the trusted documents hold the documents, so the plans
+ * need no bound of their own). A plan says whether the operation can be sent upstream as it is:
+ * every root field is the upstream's own (not `login`, `logout`, `session`, nor a field the
+ * gateway answers itself such as `statementDefinitions`), it is a query or a mutation, and it
+ * selects no `pdf` (the PDF cache rewrites those answers). Everything else keeps Mesh's execution.
+ */
+import { isNonNullType, Kind, OperationTypeNode, print, visit, type DocumentNode, type GraphQLObjectType, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
+import { rootFields, selectedOperation } from '../gateway/root-fields';
+
+/**
+ * Upstream root fields the gateway answers itself (additional-resolvers/): never forwarded.
+ * test/fast-path/plans.test.ts checks this list against the resolvers.
+ */
+export const GATEWAY_RESOLVED_FIELDS: ReadonlySet<string> = new Set(['statementDefinitions']);
+
+/** One root field of a forwarded operation, as the client named it. */
+export interface PlannedRoot {
+  /** Its response key (alias or name). */
+  readonly key: string;
+  readonly name: string;
+  /** Non-null in the schema: a failure nulls the whole `data`. */
+  readonly nonNull: boolean;
+}
+
+export interface ForwardPlan {
+  readonly kind: OperationTypeNode.QUERY | OperationTypeNode.MUTATION;
+  /** Its variables, coerced before the call as graphql-js's execution would (the errors are the same). */
+  readonly variableDefinitions: readonly VariableDefinitionNode[];
+  /** The document sent upstream (printed once, when the plan is compiled). */
+  readonly query: string;
+  readonly roots: readonly PlannedRoot[];
+  /** A bounded label for the upstream call's logs and metrics: the first root field's name. */
+  readonly label: string;
+}
+
+/** The root fields of the upstream's own schema, by operation type. */
+interface UpstreamRoots {
+  readonly query: GraphQLObjectType | undefined;
+  readonly mutation: GraphQLObjectType | undefined;
+}
+
+function selectsPdf(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.name.value === 'pdf') found = true;
+    },
+  });
+  return found;
+}
+
+const NO_OPERATION_NAME = '\0';
+
+export class DocumentPlans {
+  private upstream: UpstreamRoots | undefined;
+  private readonly plans = new WeakMap<DocumentNode, Map<string, ForwardPlan | null>>();
+  private readonly pdfSelections = new WeakMap<DocumentNode, boolean>();
+
+  /** The upstream source's schema (Mesh's raw source): until it is known, nothing is forwarded. */
+  learnUpstream(schema: GraphQLSchema): void {
+    this.upstream = { query: schema.getQueryType() ?? undefined, mutation: schema.getMutationType() ?? undefined };
+  }
+
+  /** Compiles the plans of every operation of each document now (trusted documents, at start). */
+  precompile(documents: Iterable<DocumentNode>): number {
+    let count = 0;
+    for (const document of documents) {
+      for (const definition of document.definitions) {
+        if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+        this.planOf(document, definition.name?.value ?? null);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** The forwarding plan of this operation, or undefined when Mesh must execute it. */
+  planOf(document: DocumentNode, operationName: string | null | undefined): ForwardPlan | undefined {
+    if (!this.upstream) return undefined;
+    let byName = this.plans.get(document);
+    if (!byName) this.plans.set(document, (byName = new Map<string, ForwardPlan | null>()));
+    const key = operationName ?? NO_OPERATION_NAME;
+    let plan = byName.get(key);
+    if (plan === undefined) byName.set(key, (plan = this.compile(this.upstream, document, operationName) ?? null));
+    return plan ?? undefined;
+  }
+
+  private compile(upstream: UpstreamRoots, document: DocumentNode, operationName: string | null | undefined): ForwardPlan | undefined {
+    const operation = selectedOperation(document, operationName);
+    if (!operation) return undefined;
+    const kind = operation.operation;
+    if (kind !== OperationTypeNode.QUERY && kind !== OperationTypeNode.MUTATION) return undefined;
+    const type = kind === OperationTypeNode.QUERY ? upstream.query : upstream.mutation;
+    if (!type) return undefined;
+    const fields = type.getFields();
+    const roots: PlannedRoot[] = [];
+    for (const field of rootFields(document, operation)) {
+      const name = field.name.value;
+      if (name === '__typename') continue;
+      const upstreamField = fields[name];
+      if (!upstreamField || GATEWAY_RESOLVED_FIELDS.has(name)) return undefined;
+      roots.push({ key: field.alias?.value ?? name, name, nonNull: isNonNullType(upstreamField.type) });
+    }
+    const first = roots[0];
+    if (!first) return undefined;
+    let pdf = this.pdfSelections.get(document);
+    if (pdf === undefined) this.pdfSelections.set(document, (pdf = selectsPdf(document)));
+    if (pdf) return undefined;
+    return { kind, variableDefinitions: operation.variableDefinitions ?? [], query: print(document), roots, label: first.name };
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The fast path: an operation whose plan (plans.ts) says it is the upstream's own is executed as
+ * one upstream call (forward.ts) instead of through Mesh's delegation, which re-plans and
+ * re-visits every operation on every call. It only replaces execution: it runs after the identity,
+ * the CSRF check, the limits, the definitions answers and the cache invalidation, and before the
+ * read cache, whose lookup then wraps it (a hit never reaches the upstream; a miss stores the
+ * forwarded answer). Mixed and gateway-only operations, and those selecting PDFs, keep Mesh's
+ * execution.
+ */
+import { getVariableValues, type DocumentNode, type GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { IdentityContext } from '../identity/use-identity';
+import type { Forwarder } from './forward';
+import type { DocumentPlans } from './plans';
+
+export interface FastPathOptions {
+  readonly plans: DocumentPlans;
+  readonly forwarder: Forwarder;
+}
+
+export function useFastPath({ plans, forwarder }: FastPathOptions): Plugin<IdentityContext> {
+  return {
+    onExecute({ args, setExecuteFn }) {
+      const context = args.contextValue;
+      const plan = plans.planOf(args.document as DocumentNode, args.operationName as string | null | undefined);
+      if (!plan) return;
+      const variables: unknown = args.variableValues;
+      // Variables that do not fit their types are refused here, with graphql-js's own errors.
+      if (plan.variableDefinitions.length > 0) {
+        const coerced = getVariableValues(args.schema as GraphQLSchema, plan.variableDefinitions, (variables ?? {}) as Record<string, unknown>, { maxErrors: 50 });
+        if (coerced.errors) {
+          const errors = coerced.errors;
+          setExecuteFn(() => ({ errors }));
+          return;
+        }
+      }
+      const operationName = args.operationName as string | null | undefined;
+      // The identity and upstream are read now: useIdentity has set them.
+      const call = { request: context.request, identity: context.identity, upstream: context.upstream, variables, operationName };
+      setExecuteFn(() => forwarder.forward(plan, call));
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * One upstream call on behalf of a request's identity: the three devise headers of its credential
+ * in (and nothing of the client's request), a rotated token kept, and an upstream 401 handled as
+ * the identity says (a session ends, a service account signs in again once, the drop-in front
+ * passes the upstream's answer on). Both ways of calling the upstream use it: Mesh's delegation
+ * (use-credential-broker.ts) and the fast path's forwarding (src/fast-path/).
+ */
+import { GatewayError } from '../errors';
+import type { RequestIdentity } from '../identity/identity';
+import type { UpstreamFetch } from './fetch';
+import { noteUpstreamAnswered, noteUpstreamFailure } from './outcome';
+import type { UpstreamTarget } from './target';
+
+export interface BrokeredCall {
+  readonly request: Request;
+  readonly identity: RequestIdentity | undefined;
+  readonly upstream: UpstreamTarget;
+  /** A bounded label (the upstream operation), for logs and metrics. */
+  readonly operation: string;
+}
+
+/**
+ * `headers` are the call's own (lower-case names); the credential's are added to a copy. The
+ * request's upstream outcome (upstream/outcome.ts) records an answer or the failure raised.
+ */
+export async function brokeredFetch(upstreamFetch: UpstreamFetch, url: string, init: RequestInit & { readonly headers: Readonly<Record<string, string>> }, call: BrokeredCall): Promise<Response> {
+  const { request, identity } = call;
+  const once = async (): Promise<Response> => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (identity) {
+      const credential = identity.credential();
+      headers['access-token'] = credential.accessToken;
+      headers.client = credential.client;
+      headers.uid = credential.uid;
+      headers['token-type'] = 'Bearer';
+    }
+    const answer = await upstreamFetch(url, { ...init, headers }, { environment: call.upstream.environment, operation: call.operation });
+    noteUpstreamAnswered(request);
+    return answer;
+  };
+  try {
+    let response = await once();
+    if (!identity) return response;
+    // The identity renews its credential and lets the call be made again, or throws.
+    while (response.status === 401) {
+      await identity.refused(response);
+      response = await once();
+    }
+    await identity.answered(response);
+    return response;
+  } catch (error) {
+    if (error instanceof GatewayError) noteUpstreamFailure(request, error);
+    throw error;
+  }
+}

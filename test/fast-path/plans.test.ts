@@ -1,0 +1,71 @@
+/**
+ * Which operations the fast path forwards (src/fast-path/plans.ts), against the upstream's
+ * committed schema, and that the gateway's own resolvers are never among them.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildSchema, parse } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { resolvers } from '../../additional-resolvers';
+import { DocumentPlans, GATEWAY_RESOLVED_FIELDS } from '../../src/fast-path/plans';
+
+const upstream = buildSchema(readFileSync(path.resolve(__dirname, '../../sources/statement-filing-service/schema.graphql'), 'utf8'));
+
+function planned(text: string, operationName?: string) {
+  const plans = new DocumentPlans();
+  plans.learnUpstream(upstream);
+  return plans.planOf(parse(text), operationName);
+}
+
+describe('plans', () => {
+  it('lists every upstream field the gateway resolves itself', () => {
+    const upstreamFields = new Set([...Object.keys(upstream.getQueryType()?.getFields() ?? {}), ...Object.keys(upstream.getMutationType()?.getFields() ?? {})]);
+    const resolved = [...Object.keys(resolvers.Query), ...Object.keys(resolvers.Mutation)].filter((name) => upstreamFields.has(name));
+    expect(resolved.sort()).toEqual([...GATEWAY_RESOLVED_FIELDS].sort());
+  });
+
+  it('forwards queries and mutations of upstream fields, with their root keys and the printed document', () => {
+    const plan = planned('query Q { a: secretGreeting { response } ...F } fragment F on Query { getFw2Statements { errors } __typename }');
+    expect(plan?.kind).toBe('query');
+    expect(plan?.roots).toEqual([
+      { key: 'a', name: 'secretGreeting', nonNull: false },
+      { key: 'getFw2Statements', name: 'getFw2Statements', nonNull: false },
+    ]);
+    expect(plan?.label).toBe('secretGreeting');
+    expect(plan?.query).toContain('fragment F on Query');
+    expect(planned('mutation($ids: [String!]) { deleteStatements(otxIds: $ids) { errors } }')?.variableDefinitions).toHaveLength(1);
+  });
+
+  it('picks the operation as graphql-js does', () => {
+    const text = 'query A { secretGreeting { response } } query B { session { uid } }';
+    expect(planned(text, 'A')?.label).toBe('secretGreeting');
+    expect(planned(text, 'B')).toBeUndefined();
+    expect(planned(text)).toBeUndefined();
+    expect(planned(text, 'C')).toBeUndefined();
+  });
+
+  it.each([
+    ['a gateway field', '{ session { uid } }'],
+    ['a gateway field beside an upstream one', '{ session { uid } secretGreeting { response } }'],
+    ['a field the gateway resolves itself', '{ statementDefinitions { errors } }'],
+    ['introspection', '{ __schema { types { name } } secretGreeting { response } }'],
+    ['only __typename', '{ __typename }'],
+    ['a PDF', '{ getStatements { statements { nodes { pdf } } } }'],
+    ['a PDF in a fragment', 'query { getStatements { ...S } } fragment S on GetStatementsPayload { statements { nodes { pdf } } }'],
+    ['login', 'mutation { login(email: "a", password: "b") { uid } }'],
+    ['a subscription', 'subscription { secretGreeting { response } }'],
+  ])('leaves %s to Mesh', (_name, text) => {
+    expect(planned(text)).toBeUndefined();
+  });
+
+  it('forwards nothing before it knows the upstream schema, and keeps one plan per document and name', () => {
+    const plans = new DocumentPlans();
+    const document = parse('{ secretGreeting { response } }');
+    expect(plans.planOf(document, undefined)).toBeUndefined();
+    plans.learnUpstream(upstream);
+    const first = plans.planOf(document, undefined);
+    expect(first).toBeDefined();
+    expect(plans.planOf(document, undefined)).toBe(first);
+    expect(plans.precompile([document, parse('query A { secretGreeting { response } } query B { secretGreeting { response } }')])).toBe(3);
+  });
+});
