@@ -39,4 +39,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # One gateway process per container, as PID 1 without npm in between: SIGTERM reaches the
 # gateway, which stops taking requests, finishes the ones in flight and closes Redis.
 STOPSIGNAL SIGTERM
-CMD ["node", "--import", "tsx", "src/main.ts"]
+# A larger young generation: fewer scavenges per request (bench/README.md has the figures).
+CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "src/main.ts"]

@@ -80,7 +80,7 @@ function trustedDocumentsFile(): string {
 async function startGateway(children: Children, settings: Settings, sandbox: string, production: string): Promise<Target> {
   const { url, pid } = await launchGateway({
     ...children.tracking('gateway', ['stdout', 'stderr']),
-    nodeArgs: settings.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(settings.cpuProfileDir)] : [],
+    nodeArgs: [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), ...(settings.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(settings.cpuProfileDir)] : [])],
     startTimeoutMs: 60_000,
     env: {
       NODE_ENV: 'production',

@@ -4,7 +4,7 @@
  * other request through to the upstream, so caches may answer for this one). The upstream's
  * credential headers go back to the client; an upstream 401 is passed on as the upstream's answer.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { UpstreamCredential } from '../credentials/types';
 import { credentialFromHeaders } from '../credentials/types';
 import type { Environment } from '../environment';
@@ -23,7 +23,7 @@ export interface DropInDependencies {
 }
 
 const MAX_UID = 254;
-const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\0')).digest('base64url');
+const digest = (...parts: string[]) => hash('sha256', parts.join('\0'), 'base64url');
 
 /**
  * The upstream a front request acts on (the path's prefix, else `X-Upstream-Environment`), the

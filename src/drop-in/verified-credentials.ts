@@ -8,7 +8,7 @@
  * front forgets the client at once. A credential that is not verified (a store failure counts as
  * not verified) is passed through to the upstream whole (useDropInFront), which alone decides.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { RedisClient } from '../redis';
 import { LRUCache } from 'lru-cache';
 import type { UpstreamCredential } from '../credentials/types';
@@ -24,7 +24,7 @@ export interface VerifiedCredentials {
   forget(namespace: string, credential: Pick<UpstreamCredential, 'uid' | 'client'>): Promise<void>;
 }
 
-const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\0')).digest('base64url');
+const digest = (...parts: string[]) => hash('sha256', parts.join('\0'), 'base64url');
 
 /** Names a credential without revealing it (for the executor's deduplication). */
 export const credentialDigest = (credential: UpstreamCredential) => digest(credential.uid, credential.client, credential.accessToken);

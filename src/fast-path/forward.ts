@@ -7,13 +7,13 @@
  * as one error per root field. An answer without errors keeps the upstream's bytes: it is sent
  * as it came, not serialised again.
  */
-import { GraphQLError, OperationTypeNode, type ExecutionResult } from 'graphql';
+import { getDirectiveValues, GraphQLError, GraphQLIncludeDirective, GraphQLSkipDirective, OperationTypeNode, type ExecutionResult, type FieldNode } from 'graphql';
 import { gatewayError, GatewayError } from '../errors';
 import type { RequestIdentity } from '../identity/identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import { brokeredFetch } from '../upstream/brokered-fetch';
-import type { UpstreamFetch } from '../upstream/fetch';
+import { bodyText, type UpstreamFetch } from '../upstream/fetch';
 import { noteUpstreamAnswered, noteUpstreamFailure } from '../upstream/outcome';
 import type { UpstreamTarget } from '../upstream/target';
 import type { ForwardPlan } from './plans';
@@ -22,7 +22,10 @@ export interface ForwardedCall {
   readonly request: Request;
   readonly identity: RequestIdentity | undefined;
   readonly upstream: UpstreamTarget;
+  /** As the client sent them (only the declared ones are sent upstream). */
   readonly variables: unknown;
+  /** As graphql-js coerced them (for @skip/@include). */
+  readonly coerced: Readonly<Record<string, unknown>>;
   readonly operationName: string | null | undefined;
 }
 
@@ -44,10 +47,18 @@ function pathOf(value: unknown): Path | undefined {
   return value.every((part) => typeof part === 'string' || typeof part === 'number') ? value : undefined;
 }
 
+/** Whether a root field is executed, as its @skip and @include say. */
+function included(node: FieldNode, variables: Readonly<Record<string, unknown>>): boolean {
+  if (!node.directives?.length) return true;
+  if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
+}
+
 /** The result of a call that failed: each root field null (all of `data` if one is non-null), one error each. */
-function failedResult(plan: ForwardPlan, error: GatewayError): ExecutionResult {
-  const keys = [...new Set(plan.roots.map((root) => root.key))];
-  const data = plan.roots.some((root) => root.nonNull) ? null : Object.fromEntries(keys.map((key) => [key, null]));
+function failedResult(plan: ForwardPlan, call: ForwardedCall, error: GatewayError): ExecutionResult {
+  const roots = plan.roots.filter((root) => included(root.node, call.coerced));
+  const keys = [...new Set(roots.map((root) => root.key))];
+  const data = roots.some((root) => root.nonNull) ? null : Object.fromEntries(keys.map((key) => [key, null]));
   return { data, errors: keys.map((key) => new GraphQLError(error.message, { path: [key], originalError: error })) };
 }
 
@@ -64,21 +75,33 @@ function resultOf(plan: ForwardPlan, answer: UpstreamAnswer): ExecutionResult | 
   if (data !== undefined && data !== null && (typeof data !== 'object' || Array.isArray(data))) return undefined;
   if (errors !== undefined && !Array.isArray(errors)) return undefined;
   if (data === undefined && !errors?.length) return undefined;
+  // Root keys the operation did not ask for are not passed on (Mesh's execution drops them too).
+  const asked = data === undefined || data === null || Object.keys(data).every((key) => plan.responseKeys.has(key));
+  const own = asked ? data : Object.fromEntries(Object.entries(data).filter(([key]) => plan.responseKeys.has(key)));
   if (!errors?.length) {
     // Nothing to map: the upstream's bytes are the answer (Yoga writes `stringify`'s output).
-    const result: ExecutionResult = { data: data as ExecutionResult['data'] };
-    if (Object.keys(body).length === 1 && answer.status === 200) Object.defineProperty(result, 'stringify', { value: () => answer.text, enumerable: false });
+    const result: ExecutionResult = { data: own as ExecutionResult['data'] };
+    if (asked && Object.keys(body).length === 1 && answer.status === 200) Object.defineProperty(result, 'stringify', { value: () => answer.text, enumerable: false });
     return result;
   }
   const firstKey = plan.roots[0]?.key ?? 'unknown';
   return {
-    ...(data === undefined ? {} : { data: data as ExecutionResult['data'] }),
+    ...(own === undefined ? {} : { data: own as ExecutionResult['data'] }),
     errors: errors.map((raw: unknown) => {
       const { message, path } = (typeof raw === 'object' && raw !== null ? raw : {}) as { message?: unknown; path?: unknown };
       // An error of the whole operation is placed on its first root field, as delegation does.
       return new GraphQLError(typeof message === 'string' ? message : 'Unknown upstream error', { path: pathOf(path) ?? [firstKey] });
     }),
   };
+}
+
+/** Only the operation's declared variables go upstream. */
+function declared(plan: ForwardPlan, variables: unknown): Record<string, unknown> | undefined {
+  if (plan.variableNames.length === 0 || typeof variables !== 'object' || variables === null) return undefined;
+  const given = variables as Record<string, unknown>;
+  const sent: Record<string, unknown> = {};
+  for (const name of plan.variableNames) if (name in given) sent[name] = given[name];
+  return sent;
 }
 
 export interface Forwarder {
@@ -97,7 +120,7 @@ export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOption
 
   const callUpstream = async (plan: ForwardPlan, call: ForwardedCall, body: string): Promise<UpstreamAnswer> => {
     const response = await brokeredFetch(upstreamFetch, call.upstream.graphqlUrl, { method: 'POST', headers: HEADERS, body }, { request: call.request, identity: call.identity, upstream: call.upstream, operation: plan.label });
-    return { status: response.status, text: await response.text() };
+    return { status: response.status, text: await bodyText(response) };
   };
 
   const answerOf = (plan: ForwardPlan, call: ForwardedCall, body: string): Promise<UpstreamAnswer> => {
@@ -127,18 +150,20 @@ export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOption
   return {
     async forward(plan, call) {
       metrics.forwarded(plan.kind);
-      const body = JSON.stringify({ query: plan.query, variables: call.variables ?? undefined, operationName: call.operationName ?? undefined });
+      const body = JSON.stringify({ query: plan.query, variables: declared(plan, call.variables), operationName: call.operationName ?? undefined });
       let answer: UpstreamAnswer;
       try {
         answer = await answerOf(plan, call, body);
       } catch (error) {
-        if (error instanceof GatewayError) return failedResult(plan, error);
-        throw error;
+        if (error instanceof GatewayError) return failedResult(plan, call, error);
+        // Not a failure the upstream client names (a bug, or a body that cannot be read): logged, never shown.
+        log.unexpectedError({ error, operation: plan.label });
+        return failedResult(plan, call, noteUpstreamFailure(call.request, gatewayError('UPSTREAM_ERROR')));
       }
       const result = resultOf(plan, answer);
       if (result) return result;
       log.unexpectedError({ error: new Error(`upstream answer not usable (status ${answer.status})`), operation: plan.label });
-      return failedResult(plan, noteUpstreamFailure(call.request, gatewayError('UPSTREAM_ERROR')));
+      return failedResult(plan, call, noteUpstreamFailure(call.request, gatewayError('UPSTREAM_ERROR')));
     },
   };
 }

@@ -7,7 +7,7 @@
  * gateway answers itself such as `statementDefinitions`), it is a query or a mutation, and it
  * selects no `pdf` (the PDF cache rewrites those answers). Everything else keeps Mesh's execution.
  */
-import { isNonNullType, Kind, OperationTypeNode, print, visit, type DocumentNode, type GraphQLObjectType, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
+import { isNonNullType, Kind, OperationTypeNode, print, separateOperations, visit, type DocumentNode, type FieldNode, type GraphQLObjectType, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
 import { rootFields, selectedOperation } from '../gateway/root-fields';
 
 /**
@@ -23,14 +23,23 @@ export interface PlannedRoot {
   readonly name: string;
   /** Non-null in the schema: a failure nulls the whole `data`. */
   readonly nonNull: boolean;
+  /** The field as written (its @skip/@include decide whether a failure names it). */
+  readonly node: FieldNode;
 }
 
 export interface ForwardPlan {
   readonly kind: OperationTypeNode.QUERY | OperationTypeNode.MUTATION;
   /** Its variables, coerced before the call as graphql-js's execution would (the errors are the same). */
   readonly variableDefinitions: readonly VariableDefinitionNode[];
-  /** The document sent upstream (printed once, when the plan is compiled). */
+  /**
+   * The document sent upstream, printed once: the selected operation and the fragments it uses,
+   * never its siblings (they may name gateway fields, or hold literals meant for the gateway).
+   */
   readonly query: string;
+  /** The declared variables' names: only those are sent upstream. */
+  readonly variableNames: readonly string[];
+  /** Every root response key, __typename's included: an answer with others is not passed on as it is. */
+  readonly responseKeys: ReadonlySet<string>;
   readonly roots: readonly PlannedRoot[];
   /** A bounded label for the upstream call's logs and metrics: the first root field's name. */
   readonly label: string;
@@ -52,11 +61,9 @@ function selectsPdf(document: DocumentNode): boolean {
   return found;
 }
 
-const NO_OPERATION_NAME = '\0';
-
 export class DocumentPlans {
   private upstream: UpstreamRoots | undefined;
-  private readonly plans = new WeakMap<DocumentNode, Map<string, ForwardPlan | null>>();
+  private readonly plans = new WeakMap<DocumentNode, Map<string | null, ForwardPlan | null>>();
   private readonly pdfSelections = new WeakMap<DocumentNode, boolean>();
 
   /** The upstream source's schema (Mesh's raw source): until it is known, nothing is forwarded. */
@@ -81,8 +88,9 @@ export class DocumentPlans {
   planOf(document: DocumentNode, operationName: string | null | undefined): ForwardPlan | undefined {
     if (!this.upstream) return undefined;
     let byName = this.plans.get(document);
-    if (!byName) this.plans.set(document, (byName = new Map<string, ForwardPlan | null>()));
-    const key = operationName ?? NO_OPERATION_NAME;
+    if (!byName) this.plans.set(document, (byName = new Map<string | null, ForwardPlan | null>()));
+    // null: no operation name (the document's only operation), never confused with any name.
+    const key = operationName ?? null;
     let plan = byName.get(key);
     if (plan === undefined) byName.set(key, (plan = this.compile(this.upstream, document, operationName) ?? null));
     return plan ?? undefined;
@@ -97,18 +105,26 @@ export class DocumentPlans {
     if (!type) return undefined;
     const fields = type.getFields();
     const roots: PlannedRoot[] = [];
+    const responseKeys = new Set<string>();
     for (const field of rootFields(document, operation)) {
       const name = field.name.value;
+      responseKeys.add(field.alias?.value ?? name);
       if (name === '__typename') continue;
       const upstreamField = fields[name];
       if (!upstreamField || GATEWAY_RESOLVED_FIELDS.has(name)) return undefined;
-      roots.push({ key: field.alias?.value ?? name, name, nonNull: isNonNullType(upstreamField.type) });
+      roots.push({ key: field.alias?.value ?? name, name, nonNull: isNonNullType(upstreamField.type), node: field });
     }
     const first = roots[0];
     if (!first) return undefined;
     let pdf = this.pdfSelections.get(document);
     if (pdf === undefined) this.pdfSelections.set(document, (pdf = selectsPdf(document)));
     if (pdf) return undefined;
-    return { kind, variableDefinitions: operation.variableDefinitions ?? [], query: print(document), roots, label: first.name };
+    const own = separateOperations(document)[operation.name?.value ?? ''];
+    if (!own) return undefined;
+    const variableDefinitions = operation.variableDefinitions ?? [];
+    return {
+      kind, variableDefinitions, query: print(own), roots, label: first.name, responseKeys,
+      variableNames: variableDefinitions.map((definition) => definition.variable.name.value),
+    };
   }
 }

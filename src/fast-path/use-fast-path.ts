@@ -26,17 +26,19 @@ export function useFastPath({ plans, forwarder }: FastPathOptions): Plugin<Ident
       if (!plan) return;
       const variables: unknown = args.variableValues;
       // Variables that do not fit their types are refused here, with graphql-js's own errors.
+      let coerced: Readonly<Record<string, unknown>> = {};
       if (plan.variableDefinitions.length > 0) {
-        const coerced = getVariableValues(args.schema as GraphQLSchema, plan.variableDefinitions, (variables ?? {}) as Record<string, unknown>, { maxErrors: 50 });
-        if (coerced.errors) {
-          const errors = coerced.errors;
+        const values = getVariableValues(args.schema as GraphQLSchema, plan.variableDefinitions, (variables ?? {}) as Record<string, unknown>, { maxErrors: 50 });
+        if (values.errors) {
+          const errors = values.errors;
           setExecuteFn(() => ({ errors }));
           return;
         }
+        coerced = values.coerced;
       }
       const operationName = args.operationName as string | null | undefined;
       // The identity and upstream are read now: useIdentity has set them.
-      const call = { request: context.request, identity: context.identity, upstream: context.upstream, variables, operationName };
+      const call = { request: context.request, identity: context.identity, upstream: context.upstream, variables, coerced, operationName };
       setExecuteFn(() => forwarder.forward(plan, call));
     },
   };

@@ -19,14 +19,28 @@ export function executedOf(request: Request): ExecutedOperation | undefined {
   return executed.get(request);
 }
 
+/** Found once per parsed document and operation name (Yoga's parse cache reuses documents). */
+const byDocument = new WeakMap<DocumentNode, Map<string | null, ExecutedOperation | null>>();
+
+function executedOperation(document: DocumentNode, operationName: string | null | undefined): ExecutedOperation | undefined {
+  let byName = byDocument.get(document);
+  if (!byName) byDocument.set(document, (byName = new Map<string | null, ExecutedOperation | null>()));
+  const key = operationName ?? null;
+  let found = byName.get(key);
+  if (found === undefined) {
+    const operation = selectedOperation(document, operationName);
+    const fields = operation ? rootFields(document, operation) : [];
+    found = operation ? { operation, fields, names: [...new Set(fields.map((field) => field.name.value))].join(',') } : null;
+    byName.set(key, found);
+  }
+  return found ?? undefined;
+}
+
 export function useExecutedOperation(): Plugin<{ readonly request: Request }> {
   return {
     onExecute({ args }) {
-      const document = args.document as DocumentNode;
-      const operation = selectedOperation(document, args.operationName as string | null | undefined);
-      if (!operation) return;
-      const fields = rootFields(document, operation);
-      executed.set(args.contextValue.request, { operation, fields, names: [...new Set(fields.map((field) => field.name.value))].join(',') });
+      const found = executedOperation(args.document as DocumentNode, args.operationName as string | null | undefined);
+      if (found) executed.set(args.contextValue.request, found);
     },
   };
 }

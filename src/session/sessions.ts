@@ -2,7 +2,7 @@
  * Browser sessions: an opaque id in the cookie, the upstream credential sealed in the store under
  * a hash of that id. A stolen store dump yields neither a usable cookie nor a usable token.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Environment } from '../environment';
 import type { CredentialCipher } from '../credentials/cipher';
 import type { UpstreamCredential } from '../credentials/types';
@@ -44,12 +44,12 @@ export interface SessionsOptions {
 }
 
 export function sessionKey(id: string): string {
-  return `sgw:session:${createHash('sha256').update(id).digest('base64url')}`;
+  return `sgw:session:${hash('sha256', id, 'base64url')}`;
 }
 
 /** How the audit trail names a session (by its store key): short, and never the id. */
 export function sessionAuditId(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 12);
+  return hash('sha256', key, 'hex').slice(0, 12);
 }
 
 export class Sessions {

@@ -88,6 +88,15 @@ function requestBody(body: RequestInit['body']): string | Uint8Array | undefined
   throw new TypeError('Unsupported upstream request body');
 }
 
+/** The bytes of each answer's body, read whole: `bodyText` reads them without the Response's stream. */
+const bodies = new WeakMap<Response, ArrayBuffer>();
+
+/** An upstream answer's body as text (as `response.text()`, without a stream for bytes already read). */
+export function bodyText(response: Response): Promise<string> {
+  const bytes = bodies.get(response);
+  return bytes === undefined ? response.text() : Promise.resolve(Buffer.from(bytes).toString('utf8'));
+}
+
 /** One upstream call with undici, answered as a Response whose body was read whole. */
 async function undiciFetch(url: string, init: RequestInit): Promise<Response> {
   const body = requestBody(init.body);
@@ -106,7 +115,10 @@ async function undiciFetch(url: string, init: RequestInit): Promise<Response> {
   // The Response constructor only takes 200-599; anything else is not an answer HTTP allows here.
   if (answer.statusCode < 200 || answer.statusCode > 599) throw new Error(`unexpected upstream status ${answer.statusCode}`);
   if (NULL_BODY_STATUSES.has(answer.statusCode)) return new Response(null, { status: answer.statusCode, headers });
-  return new Response(await decoded(bytes, headers), { status: answer.statusCode, headers });
+  const answerBody = await decoded(bytes, headers);
+  const response = new Response(answerBody, { status: answer.statusCode, headers });
+  bodies.set(response, answerBody);
+  return response;
 }
 
 export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetch {

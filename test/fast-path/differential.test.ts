@@ -69,6 +69,8 @@ const READS: [string, string, Record<string, unknown> | undefined, string | unde
   ['variables and directives', 'query($first: Int, $skip: Boolean!) { getStatements(first: $first) { errors statements { pageInfo @skip(if: $skip) { hasNextPage endCursor } nodes { uploaderId } } } }', { first: 2, skip: false }, undefined, true],
   ['two root fields', '{ secretGreeting { response } getFw2Statements { errors statements { nodes { otxId } } } }', undefined, undefined, true],
   ['an operation picked by name', 'query A { secretGreeting { response } } query B { getStatements(first: 1) { errors } }', {}, 'B', true],
+  ['beside a gateway operation it does not run', 'query A { secretGreeting { response } } mutation B { login(email: "a@example.com", password: "not-sent-upstream") { uid } }', {}, 'A', true],
+  ['undeclared variables', '{ secretGreeting { response } }', { extra: 'x' }, undefined, true],
   ['a refused variable', 'query($first: Int) { getStatements(first: $first) { errors } }', { first: 'many' }, undefined, false],
   ['a missing required variable', 'query($skip: Boolean!) { secretGreeting @skip(if: $skip) { response } }', undefined, undefined, false],
   ['the upstream refuses an argument', '{ getStatements(first: -1) { errors statements { pageInfo { hasNextPage } } } }', undefined, undefined, true],
@@ -115,6 +117,7 @@ describe('the fast path answers as Mesh does', () => {
     await expectSame('{ secretGreeting { response } }');
     await expectSame('{ a: secretGreeting { response } getFw2Statements { errors } }');
     await expectSame(ADD_NEC, (side) => ({ s: [{ ...VALID_NEC, uploaderId: `failed-${side}` }] }));
+    await expectSame('query($s: Boolean!) { a: secretGreeting @skip(if: $s) { response } b: secretGreeting @include(if: true) { response } }', { s: true });
   });
 
   it('a revoked upstream token ends both sessions the same way', async () => {

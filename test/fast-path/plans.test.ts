@@ -27,11 +27,12 @@ describe('plans', () => {
   it('forwards queries and mutations of upstream fields, with their root keys and the printed document', () => {
     const plan = planned('query Q { a: secretGreeting { response } ...F } fragment F on Query { getFw2Statements { errors } __typename }');
     expect(plan?.kind).toBe('query');
-    expect(plan?.roots).toEqual([
+    expect(plan?.roots).toMatchObject([
       { key: 'a', name: 'secretGreeting', nonNull: false },
       { key: 'getFw2Statements', name: 'getFw2Statements', nonNull: false },
     ]);
     expect(plan?.label).toBe('secretGreeting');
+    expect([...(plan?.responseKeys ?? [])]).toEqual(['a', 'getFw2Statements', '__typename']);
     expect(plan?.query).toContain('fragment F on Query');
     expect(planned('mutation($ids: [String!]) { deleteStatements(otxIds: $ids) { errors } }')?.variableDefinitions).toHaveLength(1);
   });
@@ -42,6 +43,11 @@ describe('plans', () => {
     expect(planned(text, 'B')).toBeUndefined();
     expect(planned(text)).toBeUndefined();
     expect(planned(text, 'C')).toBeUndefined();
+    // Only the selected operation and its fragments go upstream, never a sibling's text.
+    const mixed = planned('query A { ...G } mutation B { login(email: "e", password: "secret") { uid } } fragment G on Query { secretGreeting { response } } fragment U on Query { session { uid } }', 'A');
+    expect(mixed?.query).toContain('fragment G on Query');
+    expect(mixed?.query).not.toMatch(/login|secret"|session/);
+    expect(planned('query A($a: Int, $b: String) { secretGreeting { response } }', 'A')?.variableNames).toEqual(['a', 'b']);
   });
 
   it.each([
