@@ -3,7 +3,7 @@
  * a racing answer stored a newer credential meanwhile) and clears the cookie; a rotated token is
  * kept in the store for the session's next requests.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { UpstreamCredential } from '../credentials/types';
 import { credentialFromHeaders } from '../credentials/types';
 import { gatewayError } from '../errors';
@@ -26,7 +26,7 @@ export interface BrowserSessionDependencies {
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
+const digest = (text: string) => hash('sha256', text, 'base64url');
 
 export class BrowserSessionIdentity implements RequestIdentity {
   readonly cacheTrusted = true;
