@@ -18,13 +18,13 @@ const FAILOVER_TEST_MS = 45_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs `attempt` every 50 ms until it resolves (at most `timeoutMs`); the milliseconds it took. */
-async function msUntil(attempt: () => Promise<boolean>, timeoutMs = 20_000): Promise<number> {
+async function msUntil(attempt: () => Promise<boolean>, timeoutMs = 20_000, diagnostics: () => string = () => ''): Promise<number> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     if (await attempt().catch(() => false)) return Date.now() - started;
     await sleep(50);
   }
-  throw new Error(`not within ${timeoutMs} ms`);
+  throw new Error(`not within ${timeoutMs} ms\n${diagnostics()}`);
 }
 
 describe('a local Redis Cluster', () => {
@@ -114,7 +114,7 @@ describe('a local Sentinel group', () => {
     const promotedMs = await msUntil(async () => {
       const now = await group.master();
       return now.port !== killed && /role:master/.test(String(await command(now.port, 'INFO', 'replication')));
-    });
+    }, 20_000, () => group.logs());
     const clientMs = promotedMs + await msUntil(async () => (await client.get('sentinel-key')) === 'stored' && (await client.set('sentinel-key', 'after')) === 'OK');
     console.log(`sentinel failover: replica promoted ${promotedMs} ms after the SIGKILL, client reading and writing again after ${clientMs} ms`);
     expect(await command((await group.master()).port, 'GET', 'sentinel-key')).toBe('after');

@@ -144,6 +144,8 @@ export interface SentinelGroup {
   master(): Promise<{ host: string; port: number }>;
   /** SIGKILL of the current master; its port. */
   killMaster(): Promise<number>;
+  /** The last lines of every node's log, for failure messages. */
+  logs(lines?: number): string;
   stop(): Promise<void>;
 }
 
@@ -226,6 +228,7 @@ export async function startRedisSentinel(): Promise<SentinelGroup> {
         await node.kill();
         return port;
       },
+      logs: (lines = 12) => [...processes.values()].map((node) => `--- ${node.port}\n${node.logTail(lines)}`).join('\n'),
       stop,
     };
   } catch (error) {
