@@ -114,22 +114,43 @@ export interface ForwarderOptions {
   readonly metrics: GatewayMetrics;
 }
 
+/** One upstream call and the requests waiting for it: it is aborted when the last of them goes away. */
+interface SharedCall {
+  readonly answer: Promise<UpstreamAnswer>;
+  readonly controller: AbortController;
+  waiting: number;
+}
+
+/** `signal` (the client's request) joins the call: when every waiting request was aborted, so is the call. */
+function join(shared: SharedCall, signal: AbortSignal): void {
+  shared.waiting++;
+  const leave = () => {
+    if (--shared.waiting === 0) shared.controller.abort(signal.reason);
+  };
+  if (signal.aborted) return leave();
+  signal.addEventListener('abort', leave, { once: true });
+  const done = () => signal.removeEventListener('abort', leave);
+  shared.answer.then(done, done);
+}
+
 export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOptions): Forwarder {
   /** Identical queries of one identity in flight at once share one upstream call (as Mesh's executor). */
-  const inFlight = new Map<string, Promise<UpstreamAnswer>>();
+  const inFlight = new Map<string, SharedCall>();
 
-  const callUpstream = async (plan: ForwardPlan, call: ForwardedCall, body: string): Promise<UpstreamAnswer> => {
-    const response = await brokeredFetch(upstreamFetch, call.upstream.graphqlUrl, { method: 'POST', headers: HEADERS, body }, { request: call.request, identity: call.identity, upstream: call.upstream, operation: plan.label });
+  // A client that goes away aborts its upstream call, as on Mesh's path (the request's signal).
+  const callUpstream = async (plan: ForwardPlan, call: ForwardedCall, body: string, signal: AbortSignal): Promise<UpstreamAnswer> => {
+    const response = await brokeredFetch(upstreamFetch, call.upstream.graphqlUrl, { method: 'POST', headers: HEADERS, body, signal }, { request: call.request, identity: call.identity, upstream: call.upstream, operation: plan.label });
     return { status: response.status, text: await bodyText(response) };
   };
 
   const answerOf = (plan: ForwardPlan, call: ForwardedCall, body: string): Promise<UpstreamAnswer> => {
-    if (plan.kind !== OperationTypeNode.QUERY) return callUpstream(plan, call, body);
+    if (plan.kind !== OperationTypeNode.QUERY) return callUpstream(plan, call, body, call.request.signal);
     const key = `${call.identity?.key ?? ''}\0${call.upstream.graphqlUrl}\0${body}`;
     const shared = inFlight.get(key);
     if (shared) {
+      join(shared, call.request.signal);
       // The call is another request's: this one records its outcome too.
-      return shared.then(
+      return shared.answer.then(
         (answer) => {
           noteUpstreamAnswered(call.request);
           return answer;
@@ -140,11 +161,13 @@ export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOption
         },
       );
     }
-    const own = callUpstream(plan, call, body);
+    const controller = new AbortController();
+    const own: SharedCall = { answer: callUpstream(plan, call, body, controller.signal), controller, waiting: 0 };
     inFlight.set(key, own);
+    join(own, call.request.signal);
     const forget = () => inFlight.delete(key);
-    own.then(forget, forget);
-    return own;
+    own.answer.then(forget, forget);
+    return own.answer;
   };
 
   return {

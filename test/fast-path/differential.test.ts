@@ -28,7 +28,7 @@ beforeEach(async () => {
   for (const browser of [meshBrowser, fastBrowser]) expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
 });
 afterEach(async () => {
-  await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: null, hangMs: 0 });
+  await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: null, hangMs: 0, latencyMs: 0 });
 });
 
 /** What a client can see of an answer: status, content type, cache headers and body. */
@@ -118,6 +118,49 @@ describe('the fast path answers as Mesh does', () => {
     await expectSame('{ a: secretGreeting { response } getFw2Statements { errors } }');
     await expectSame(ADD_NEC, (side) => ({ s: [{ ...VALID_NEC, uploaderId: `failed-${side}` }] }));
     await expectSame('query($s: Boolean!) { a: secretGreeting @skip(if: $s) { response } b: secretGreeting @include(if: true) { response } }', { s: true });
+  });
+
+  // Here the paths differ, for the better: Mesh's executor lets the call run until its timeout.
+  it('a client that goes away aborts its upstream call on the fast path', async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { hangMs: 3_000 });
+    const timeouts = async (url: string) => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      return Number(/statement_gateway_upstream_request_duration_seconds_count\{environment="sandbox",operation="secretGreeting",outcome="timeout"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const before = await timeouts(fast.current.url);
+    const leave = (browser: Browser) =>
+      fetch(`${browser.gatewayUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf': '1', cookie: browser.cookie ?? '' },
+        body: JSON.stringify({ query: '{ secretGreeting { response } }' }),
+        signal: AbortSignal.timeout(150),
+      }).catch(() => 'aborted');
+    expect(await leave(fastBrowser)).toBe('aborted');
+    // Past UPSTREAM_TIMEOUT_MS (600 ms): a call still running would have timed out by now.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await timeouts(fast.current.url)).toBe(before);
+    // The upstream did answer a later request normally (the call was aborted, not the session).
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { hangMs: 0 });
+    expect((await fastBrowser.graphql('{ secretGreeting { response } }')).codes).toEqual([]);
+  });
+
+  it("shares one upstream call between one identity's identical queries, and one leaving does not abort the other's", async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 300 });
+    await control(sandbox.url, 'DELETE', '/__emulator/requests');
+    const query = '{ secretGreeting { response } }';
+    const leaving = fetch(`${fast.current.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf': '1', cookie: fastBrowser.cookie ?? '' },
+      body: JSON.stringify({ query }),
+      signal: AbortSignal.timeout(100),
+    }).catch(() => 'aborted');
+    const [left, staying] = await Promise.all([leaving, fastBrowser.graphql(query)]);
+    expect(left).toBe('aborted');
+    expect(staying.codes).toEqual([]);
+    expect(staying.body.data).toEqual({ secretGreeting: { response: expect.any(String) } });
+    const calls = (await control<{ path: string }[]>(sandbox.url, 'GET', '/__emulator/requests')).body.filter((entry) => entry.path === '/v2/graphql');
+    expect(calls).toHaveLength(1);
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 0 });
   });
 
   it('a revoked upstream token ends both sessions the same way', async () => {
