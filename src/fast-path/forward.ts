@@ -147,7 +147,8 @@ export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOption
     if (plan.kind !== OperationTypeNode.QUERY) return callUpstream(plan, call, body, call.request.signal);
     const key = `${call.identity?.key ?? ''}\0${call.upstream.graphqlUrl}\0${body}`;
     const shared = inFlight.get(key);
-    if (shared) {
+    // A call aborted for requests that went away is never joined: it is about to fail.
+    if (shared && !shared.controller.signal.aborted) {
       join(shared, call.request.signal);
       // The call is another request's: this one records its outcome too.
       return shared.answer.then(
@@ -165,8 +166,11 @@ export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOption
     const own: SharedCall = { answer: callUpstream(plan, call, body, controller.signal), controller, waiting: 0 };
     inFlight.set(key, own);
     join(own, call.request.signal);
-    const forget = () => inFlight.delete(key);
+    const forget = () => {
+      if (inFlight.get(key) === own) inFlight.delete(key);
+    };
     own.answer.then(forget, forget);
+    own.controller.signal.addEventListener('abort', forget, { once: true });
     return own.answer;
   };
 

@@ -9,6 +9,7 @@
  */
 import { getVariableValues, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { executedOf } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
 import type { Forwarder } from './forward';
 import type { DocumentPlans } from './plans';
@@ -22,6 +23,8 @@ export function useFastPath({ plans, forwarder }: FastPathOptions): Plugin<Ident
   return {
     onExecute({ args, setExecuteFn }) {
       const context = args.contextValue;
+      // Only an operation the pipeline found (gateway/executed.ts), and so identified and limited.
+      if (!executedOf(context.request)) return;
       const plan = plans.planOf(args.document as DocumentNode, args.operationName as string | null | undefined);
       if (!plan) return;
       const variables: unknown = args.variableValues;
