@@ -10,9 +10,10 @@
  */
 import { createHash } from 'node:crypto';
 import { useResponseCache, type Cache } from '@envelop/response-cache';
-import { OperationTypeNode, visit, type DocumentNode, type ExecutionResult } from 'graphql';
+import { OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { executedOf } from '../gateway/executed';
+import { selectsPdf } from '../gateway/root-fields';
 import type { IdentityContext } from '../identity/use-identity';
 import type { GatewayMetrics } from '../observability/metrics';
 import { identityScope } from './scope';
@@ -43,16 +44,6 @@ export interface ReadCacheScope {
 
 type ReadCacheContext = IdentityContext & { readCache?: ReadCacheScope };
 
-function selectsPdf(document: DocumentNode): boolean {
-  let found = false;
-  visit(document, {
-    Field(node) {
-      if (node.name.value === 'pdf') found = true;
-    },
-  });
-  return found;
-}
-
 /** No error in the result and none in any payload's own `errors` list. */
 export function cleanResult(result: { errors?: readonly unknown[]; data?: unknown }): boolean {
   if (result.errors?.length) return false;
@@ -65,14 +56,6 @@ export function cleanResult(result: { errors?: readonly unknown[]; data?: unknow
 }
 
 export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500 }: ReadCacheOptions): Plugin<ReadCacheContext> {
-  // Yoga caches and reuses parsed documents: decide once per document whether it selects `pdf`.
-  const pdfSelections = new WeakMap<DocumentNode, boolean>();
-  const selectsPdfOnce = (document: DocumentNode) => {
-    let found = pdfSelections.get(document);
-    if (found === undefined) pdfSelections.set(document, (found = selectsPdf(document)));
-    return found;
-  };
-
   /** One per request: it remembers the group generation its lookup saw, for the write after. */
   const cacheFor = (context: ReadCacheContext): Cache => {
     let generation = UNKNOWN_GENERATION;
@@ -137,7 +120,7 @@ export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500 }:
       const executed = executedOf(context.request);
       if (executed?.operation.operation !== OperationTypeNode.QUERY) return;
       const fields = [...new Set(executed.fields.map((field) => field.name.value))].filter((field) => field !== '__typename');
-      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdfOnce(args.document as DocumentNode)) return;
+      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdf(args.document as DocumentNode)) return;
       // Past the upstream credential's own expiry the upstream would refuse the read: so must we.
       const expiry = credential.expiry;
       if (expiry !== undefined && expiry * 1000 <= clock()) return;

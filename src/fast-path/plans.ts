@@ -7,8 +7,8 @@
  * gateway answers itself such as `statementDefinitions`), it is a query or a mutation, and it
  * selects no `pdf` (the PDF cache rewrites those answers). Everything else keeps Mesh's execution.
  */
-import { isNonNullType, Kind, OperationTypeNode, print, separateOperations, visit, type DocumentNode, type FieldNode, type GraphQLObjectType, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
-import { rootFields, selectedOperation } from '../gateway/root-fields';
+import { isNonNullType, Kind, OperationTypeNode, print, separateOperations, type DocumentNode, type FieldNode, type GraphQLObjectType, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
+import { rootFields, selectedOperation, selectsPdf } from '../gateway/root-fields';
 
 /**
  * Upstream root fields the gateway answers itself (additional-resolvers/): never forwarded.
@@ -51,20 +51,9 @@ interface UpstreamRoots {
   readonly mutation: GraphQLObjectType | undefined;
 }
 
-function selectsPdf(document: DocumentNode): boolean {
-  let found = false;
-  visit(document, {
-    Field(node) {
-      if (node.name.value === 'pdf') found = true;
-    },
-  });
-  return found;
-}
-
 export class DocumentPlans {
   private upstream: UpstreamRoots | undefined;
   private readonly plans = new WeakMap<DocumentNode, Map<string | null, ForwardPlan | null>>();
-  private readonly pdfSelections = new WeakMap<DocumentNode, boolean>();
 
   /** The upstream source's schema (Mesh's raw source): until it is known, nothing is forwarded. */
   learnUpstream(schema: GraphQLSchema): void {
@@ -116,9 +105,7 @@ export class DocumentPlans {
     }
     const first = roots[0];
     if (!first) return undefined;
-    let pdf = this.pdfSelections.get(document);
-    if (pdf === undefined) this.pdfSelections.set(document, (pdf = selectsPdf(document)));
-    if (pdf) return undefined;
+    if (selectsPdf(document)) return undefined;
     const own = separateOperations(document)[operation.name?.value ?? ''];
     if (!own) return undefined;
     const variableDefinitions = operation.variableDefinitions ?? [];

@@ -1,4 +1,4 @@
-import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { Kind, visit, type DocumentNode, type FieldNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 
 /** The selected operation of a document, as graphql-js picks it. */
 export function selectedOperation(document: DocumentNode, operationName?: string | null): OperationDefinitionNode | undefined {
@@ -25,4 +25,25 @@ export function rootFields(document: DocumentNode, operation: OperationDefinitio
   };
   visit(operation.selectionSet);
   return fields;
+}
+
+/** Per parsed document (Yoga's parse cache reuses them): whether it selects `pdf` anywhere. */
+const pdfSelections = new WeakMap<DocumentNode, boolean>();
+
+/**
+ * Whether a document selects a field named `pdf` anywhere (fragments and aliases included):
+ * those reads belong to the PDF cache, not the read cache or the fast path.
+ */
+export function selectsPdf(document: DocumentNode): boolean {
+  let found = pdfSelections.get(document);
+  if (found === undefined) {
+    found = false;
+    visit(document, {
+      Field(node) {
+        if (node.name.value === 'pdf') found = true;
+      },
+    });
+    pdfSelections.set(document, found);
+  }
+  return found;
 }
