@@ -109,13 +109,25 @@ describe('a local Sentinel group', () => {
 
   it('promotes the replica when the master is killed with SIGKILL, and the client follows', async () => {
     const before = await group.master();
+    // Replication is asynchronous: the key must be on the replica before the master dies, or the
+    // promoted replica rightly does not have it (the earlier test's write was sometimes lost so).
+    await client.set('sentinel-key', 'stored');
+    expect(await client.call('WAIT', '1', '5000')).toBe(1);
     const killed = await group.killMaster();
     expect(killed).toBe(before.port);
     const promotedMs = await msUntil(async () => {
       const now = await group.master();
       return now.port !== killed && /role:master/.test(String(await command(now.port, 'INFO', 'replication')));
     }, 20_000, () => group.logs());
-    const clientMs = promotedMs + await msUntil(async () => (await client.get('sentinel-key')) === 'stored' && (await client.set('sentinel-key', 'after')) === 'OK');
+    let lastError = '';
+    const clientMs = promotedMs + await msUntil(async () => {
+      try {
+        return (await client.get('sentinel-key')) === 'stored' && (await client.set('sentinel-key', 'after')) === 'OK';
+      } catch (error) {
+        lastError = String(error);
+        return false;
+      }
+    }, 20_000, () => `client ${client.status}, last error ${lastError}; killed port ${killed}\n${group.logs()}`);
     console.log(`sentinel failover: replica promoted ${promotedMs} ms after the SIGKILL, client reading and writing again after ${clientMs} ms`);
     expect(await command((await group.master()).port, 'GET', 'sentinel-key')).toBe('after');
   }, FAILOVER_TEST_MS);
