@@ -165,12 +165,14 @@ export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOption
     const controller = new AbortController();
     const own: SharedCall = { answer: callUpstream(plan, call, body, controller.signal), controller, waiting: 0 };
     inFlight.set(key, own);
-    join(own, call.request.signal);
+    // Forgotten when it settles, or at once when aborted (before joining: a request already gone aborts it there).
     const forget = () => {
+      own.controller.signal.removeEventListener('abort', forget);
       if (inFlight.get(key) === own) inFlight.delete(key);
     };
-    own.answer.then(forget, forget);
     own.controller.signal.addEventListener('abort', forget, { once: true });
+    own.answer.then(forget, forget);
+    join(own, call.request.signal);
     return own.answer;
   };
 
