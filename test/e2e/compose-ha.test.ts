@@ -185,7 +185,9 @@ describe('the session group of compose.ha.yaml, run locally', () => {
     expect(await redis.wait(1, 2_000)).toBe(1);
 
     await kill('redis-sessions-1');
-    await until('the session served by the promoted replica', async () => (await store.touch('sgw:session:compose-ha', 600_000, Date.now())).status === 'active', 30_000);
+    // The file's timings: down after 5 s, and an election whose votes split is tried again after
+    // twice the failover timeout (20 s), which a loaded machine sees now and then: 60 s covers one.
+    await until('the session served by the promoted replica', async () => (await store.touch('sgw:session:compose-ha', 600_000, Date.now())).status === 'active', 60_000);
     expect(await probe('redis-sessions-2', (server) => server.role())).toContain('master');
     // The promotion is in the replica's file, so a restart keeps it primary.
     expect(readFileSync(path.join(dirs.get('redis-sessions-2') ?? '', 'redis.conf'), 'utf8')).not.toMatch(/^replicaof /m);
