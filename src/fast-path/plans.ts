@@ -1,14 +1,15 @@
 /**
  * A plan per (document, operation name), compiled once after the document was parsed, validated
- * and limited, and kept for as long as the parsed document is (a WeakMap on the DocumentNode:
- * Yoga's parse cache, bounded in bytes, and the trusted documents hold the documents, so the plans
- * need no bound of their own). A plan says whether the operation can be sent upstream as it is:
+ * and limited, and kept for as long as the parsed document is (a WeakMap on its executed
+ * operation, gateway/executed.ts, which lives with the DocumentNode: Yoga's parse cache, bounded
+ * in bytes, and the trusted documents hold the documents, so the plans need no bound of their own). A plan says whether the operation can be sent upstream as it is:
  * every root field is the upstream's own (not `login`, `logout`, `session`, nor a field the
  * gateway answers itself such as `statementDefinitions`), it is a query or a mutation, and it
  * selects no `pdf` (the PDF cache rewrites those answers). Everything else keeps Mesh's execution.
  */
 import { isNonNullType, Kind, OperationTypeNode, print, separateOperations, type DocumentNode, type FieldNode, type GraphQLObjectType, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
-import { rootFields, selectedOperation, selectsPdf } from '../gateway/root-fields';
+import { executedOperation, type ExecutedOperation } from '../gateway/executed';
+import { selectsPdf } from '../gateway/root-fields';
 
 /**
  * Upstream root fields the gateway answers itself (additional-resolvers/): never forwarded.
@@ -53,7 +54,8 @@ interface UpstreamRoots {
 
 export class DocumentPlans {
   private upstream: UpstreamRoots | undefined;
-  private readonly plans = new WeakMap<DocumentNode, Map<string | null, ForwardPlan | null>>();
+  /** On the executed operation (gateway/executed.ts), itself found once per document and name. */
+  private readonly plans = new WeakMap<ExecutedOperation, ForwardPlan | null>();
 
   /** The upstream source's schema (Mesh's raw source): until it is known, nothing is forwarded. */
   learnUpstream(schema: GraphQLSchema): void {
@@ -66,7 +68,8 @@ export class DocumentPlans {
     for (const document of documents) {
       for (const definition of document.definitions) {
         if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-        this.planOf(document, definition.name?.value ?? null);
+        const executed = executedOperation(document, definition.name?.value ?? null);
+        if (executed) this.planOf(executed);
         count++;
       }
     }
@@ -74,20 +77,14 @@ export class DocumentPlans {
   }
 
   /** The forwarding plan of this operation, or undefined when Mesh must execute it. */
-  planOf(document: DocumentNode, operationName: string | null | undefined): ForwardPlan | undefined {
+  planOf(executed: ExecutedOperation): ForwardPlan | undefined {
     if (!this.upstream) return undefined;
-    let byName = this.plans.get(document);
-    if (!byName) this.plans.set(document, (byName = new Map<string | null, ForwardPlan | null>()));
-    // null: no operation name (the document's only operation), never confused with any name.
-    const key = operationName ?? null;
-    let plan = byName.get(key);
-    if (plan === undefined) byName.set(key, (plan = this.compile(this.upstream, document, operationName) ?? null));
+    let plan = this.plans.get(executed);
+    if (plan === undefined) this.plans.set(executed, (plan = this.compile(this.upstream, executed) ?? null));
     return plan ?? undefined;
   }
 
-  private compile(upstream: UpstreamRoots, document: DocumentNode, operationName: string | null | undefined): ForwardPlan | undefined {
-    const operation = selectedOperation(document, operationName);
-    if (!operation) return undefined;
+  private compile(upstream: UpstreamRoots, { document, operation, fields: selected }: ExecutedOperation): ForwardPlan | undefined {
     const kind = operation.operation;
     if (kind !== OperationTypeNode.QUERY && kind !== OperationTypeNode.MUTATION) return undefined;
     const type = kind === OperationTypeNode.QUERY ? upstream.query : upstream.mutation;
@@ -95,7 +92,7 @@ export class DocumentPlans {
     const fields = type.getFields();
     const roots: PlannedRoot[] = [];
     const responseKeys = new Set<string>();
-    for (const field of rootFields(document, operation)) {
+    for (const field of selected) {
       const name = field.name.value;
       responseKeys.add(field.alias?.value ?? name);
       if (name === '__typename') continue;

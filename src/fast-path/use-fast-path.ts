@@ -7,7 +7,7 @@
  * forwarded answer). Mixed and gateway-only operations, and those selecting PDFs, keep Mesh's
  * execution.
  */
-import { getVariableValues, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getVariableValues, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { executedOf } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
@@ -24,8 +24,8 @@ export function useFastPath({ plans, forwarder }: FastPathOptions): Plugin<Ident
     onExecute({ args, setExecuteFn }) {
       const context = args.contextValue;
       // Only an operation the pipeline found (gateway/executed.ts), and so identified and limited.
-      if (!executedOf(context.request)) return;
-      const plan = plans.planOf(args.document as DocumentNode, args.operationName as string | null | undefined);
+      const executed = executedOf(context.request);
+      const plan = executed && plans.planOf(executed);
       if (!plan) return;
       const variables: unknown = args.variableValues;
       // Variables that do not fit their types are refused here, with graphql-js's own errors.

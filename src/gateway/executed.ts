@@ -7,6 +7,7 @@ import type { Plugin } from 'graphql-yoga';
 import { rootFields, selectedOperation } from './root-fields';
 
 export interface ExecutedOperation {
+  readonly document: DocumentNode;
   readonly operation: OperationDefinitionNode;
   readonly fields: readonly FieldNode[];
   /** The distinct root field names, comma-separated (for logs). */
@@ -19,10 +20,13 @@ export function executedOf(request: Request): ExecutedOperation | undefined {
   return executed.get(request);
 }
 
-/** Found once per parsed document and operation name (Yoga's parse cache reuses documents). */
+/**
+ * Found once per parsed document and operation name (Yoga's parse cache reuses documents), so
+ * the same object comes back for the same operation: what is derived from it can be kept on it.
+ */
 const byDocument = new WeakMap<DocumentNode, Map<string | null, ExecutedOperation | null>>();
 
-function executedOperation(document: DocumentNode, operationName: string | null | undefined): ExecutedOperation | undefined {
+export function executedOperation(document: DocumentNode, operationName: string | null | undefined): ExecutedOperation | undefined {
   let byName = byDocument.get(document);
   if (!byName) byDocument.set(document, (byName = new Map<string | null, ExecutedOperation | null>()));
   const key = operationName ?? null;
@@ -30,7 +34,7 @@ function executedOperation(document: DocumentNode, operationName: string | null 
   if (found === undefined) {
     const operation = selectedOperation(document, operationName);
     const fields = operation ? rootFields(document, operation) : [];
-    found = operation ? { operation, fields, names: [...new Set(fields.map((field) => field.name.value))].join(',') } : null;
+    found = operation ? { document, operation, fields, names: [...new Set(fields.map((field) => field.name.value))].join(',') } : null;
     byName.set(key, found);
   }
   return found ?? undefined;

@@ -3,28 +3,27 @@
  * queries of one identity share a call, and a call aborted because its requests went away is never
  * joined by a later request, which gets a call of its own.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Writable } from 'node:stream';
-import { buildSchema, parse } from 'graphql';
+import { parse } from 'graphql';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RequestIdentity } from '../../src/identity/identity';
 import { createForwarder } from '../../src/fast-path/forward';
 import { DocumentPlans, type ForwardPlan } from '../../src/fast-path/plans';
+import { executedOperation } from '../../src/gateway/executed';
 import { createLogEvents } from '../../src/observability/log-events';
 import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { createUpstreamFetch } from '../../src/upstream/fetch';
 import { upstreamTarget } from '../../src/upstream/target';
 import { control, signIn, useEmulator, type Credential } from '../support/emulator';
+import { upstreamSchema } from '../support/upstream-schema';
 
 const sandbox = useEmulator('sandbox');
-const upstreamSchema = buildSchema(readFileSync(path.resolve(__dirname, '../../sources/statement-filing-service/schema.graphql'), 'utf8'));
-
 function greetingPlan(): ForwardPlan {
   const plans = new DocumentPlans();
-  plans.learnUpstream(upstreamSchema);
-  const plan = plans.planOf(parse('{ secretGreeting { response } }'), undefined);
+  plans.learnUpstream(upstreamSchema());
+  const executed = executedOperation(parse('{ secretGreeting { response } }'), undefined);
+  const plan = executed && plans.planOf(executed);
   if (!plan) throw new Error('no plan');
   return plan;
 }

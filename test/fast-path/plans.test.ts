@@ -2,19 +2,20 @@
  * Which operations the fast path forwards (src/fast-path/plans.ts), against the upstream's
  * committed schema, and that the gateway's own resolvers are never among them.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { buildSchema, parse } from 'graphql';
+import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { resolvers } from '../../additional-resolvers';
 import { DocumentPlans, GATEWAY_RESOLVED_FIELDS } from '../../src/fast-path/plans';
+import { executedOperation } from '../../src/gateway/executed';
+import { upstreamSchema } from '../support/upstream-schema';
 
-const upstream = buildSchema(readFileSync(path.resolve(__dirname, '../../sources/statement-filing-service/schema.graphql'), 'utf8'));
+const upstream = upstreamSchema();
 
 function planned(text: string, operationName?: string) {
   const plans = new DocumentPlans();
   plans.learnUpstream(upstream);
-  return plans.planOf(parse(text), operationName);
+  const executed = executedOperation(parse(text), operationName);
+  return executed && plans.planOf(executed);
 }
 
 describe('plans', () => {
@@ -67,11 +68,12 @@ describe('plans', () => {
   it('forwards nothing before it knows the upstream schema, and keeps one plan per document and name', () => {
     const plans = new DocumentPlans();
     const document = parse('{ secretGreeting { response } }');
-    expect(plans.planOf(document, undefined)).toBeUndefined();
+    const operation = () => executedOperation(document, undefined) ?? expect.fail('no operation');
+    expect(plans.planOf(operation())).toBeUndefined();
     plans.learnUpstream(upstream);
-    const first = plans.planOf(document, undefined);
+    const first = plans.planOf(operation());
     expect(first).toBeDefined();
-    expect(plans.planOf(document, undefined)).toBe(first);
+    expect(plans.planOf(operation())).toBe(first);
     expect(plans.precompile([document, parse('query A { secretGreeting { response } } query B { secretGreeting { response } }')])).toBe(3);
   });
 });

@@ -4,9 +4,7 @@
  * data), and parse caches and the PDF memo bounded in bytes. In process over the upstream's
  * schema, then once through the gateway.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { buildSchema, parse } from 'graphql';
+import { parse } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { createPdfRewriter } from '../../src/cache/pdf-documents';
@@ -15,8 +13,9 @@ import { MAX_PDFS_PER_ANSWER, pdfsSelected } from '../../src/protection/pdf-answ
 import { useQueryLimits } from '../../src/protection/use-query-limits';
 import { signedInUser } from '../support/cache';
 import { useGatewayOnEmulators } from '../support/gateway';
+import { upstreamSchema } from '../support/upstream-schema';
 
-const schema = buildSchema(readFileSync(path.resolve(__dirname, '../../sources/statement-filing-service/schema.graphql'), 'utf8'));
+const schema = upstreamSchema();
 const MAX_QUERY_BYTES = 128 * 1024;
 const PAGE_OF_PDFS = 'getStatements(first: 100) { statements { nodes { pdf } } }';
 const aliases = (count: number, field: string) => Array.from({ length: count }, (_, i) => `a${i}: ${field}`).join(' ');
