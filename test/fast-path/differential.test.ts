@@ -7,7 +7,9 @@
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT, useEmulator } from '../support/emulator';
+import { countOperation, takeUpstreamRequests } from '../support/cache';
 import { Browser, useGateway, type GraphqlAnswer } from '../support/gateway';
+import { scrape } from '../support/metrics';
 import { ADD_NEC, UPDATE_NEC, VALID_NEC } from '../support/statements';
 
 const sandbox = useEmulator('sandbox');
@@ -83,8 +85,7 @@ const READS: [string, string, Record<string, unknown> | undefined, string | unde
 ];
 
 async function forwardedQueries(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/statement_gateway_forwarded_operations_total\{kind="query"\} (\d+)/.exec(text)?.[1]);
+  return (await scrape(url)).sum('statement_gateway_forwarded_operations_total', { kind: 'query' });
 }
 
 describe('the fast path answers as Mesh does', () => {
@@ -123,19 +124,10 @@ describe('the fast path answers as Mesh does', () => {
   // Here the paths differ, for the better: Mesh's executor lets the call run until its timeout.
   it('a client that goes away aborts its upstream call on the fast path', async () => {
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { hangMs: 3_000 });
-    const timeouts = async (url: string) => {
-      const text = await (await fetch(`${url}/metrics`)).text();
-      return Number(/statement_gateway_upstream_request_duration_seconds_count\{environment="sandbox",operation="secretGreeting",outcome="timeout"\} (\d+)/.exec(text)?.[1] ?? 0);
-    };
+    const timeouts = async (url: string) => (await scrape(url)).sum('statement_gateway_upstream_request_duration_seconds_count', { environment: 'sandbox', operation: 'secretGreeting', outcome: 'timeout' });
     const before = await timeouts(fast.current.url);
-    const leave = (browser: Browser) =>
-      fetch(`${browser.gatewayUrl}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-csrf': '1', cookie: browser.cookie ?? '' },
-        body: JSON.stringify({ query: '{ secretGreeting { response } }' }),
-        signal: AbortSignal.timeout(150),
-      }).catch(() => 'aborted');
-    expect(await leave(fastBrowser)).toBe('aborted');
+    const left = await fastBrowser.graphql('{ secretGreeting { response } }', undefined, { signal: AbortSignal.timeout(150) }).catch(() => 'aborted');
+    expect(left).toBe('aborted');
     // Past UPSTREAM_TIMEOUT_MS (600 ms): a call still running would have timed out by now.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await timeouts(fast.current.url)).toBe(before);
@@ -146,20 +138,15 @@ describe('the fast path answers as Mesh does', () => {
 
   it("shares one upstream call between one identity's identical queries, and one leaving does not abort the other's", async () => {
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 300 });
-    await control(sandbox.url, 'DELETE', '/__emulator/requests');
+    await takeUpstreamRequests(sandbox.url);
     const query = '{ secretGreeting { response } }';
-    const leaving = fetch(`${fast.current.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-csrf': '1', cookie: fastBrowser.cookie ?? '' },
-      body: JSON.stringify({ query }),
-      signal: AbortSignal.timeout(100),
-    }).catch(() => 'aborted');
-    const [left, staying] = await Promise.all([leaving, fastBrowser.graphql(query)]);
+    // Its own Browser with the same cookie: a request that leaves, beside one that stays.
+    const leaving = Object.assign(new Browser(fastBrowser.gatewayUrl), { cookie: fastBrowser.cookie });
+    const [left, staying] = await Promise.all([leaving.graphql(query, undefined, { signal: AbortSignal.timeout(100) }).catch(() => 'aborted'), fastBrowser.graphql(query)]);
     expect(left).toBe('aborted');
     expect(staying.codes).toEqual([]);
     expect(staying.body.data).toEqual({ secretGreeting: { response: expect.any(String) } });
-    const calls = (await control<{ path: string }[]>(sandbox.url, 'GET', '/__emulator/requests')).body.filter((entry) => entry.path === '/v2/graphql');
-    expect(calls).toHaveLength(1);
+    expect(countOperation(await takeUpstreamRequests(sandbox.url), 'secretGreeting')).toBe(1);
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 0 });
   });
 

@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { parse } from 'graphql';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RequestIdentity } from '../../src/identity/identity';
 import { createForwarder } from '../../src/fast-path/forward';
 import { DocumentPlans, type ForwardPlan } from '../../src/fast-path/plans';
@@ -15,6 +15,7 @@ import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { createUpstreamFetch } from '../../src/upstream/fetch';
 import { upstreamTarget } from '../../src/upstream/target';
+import { countOperation, takeUpstreamRequests } from '../support/cache';
 import { control, signIn, useEmulator, type Credential } from '../support/emulator';
 import { upstreamSchema } from '../support/upstream-schema';
 
@@ -40,11 +41,6 @@ function identityOf(credential: Credential, url: string): RequestIdentity {
   };
 }
 
-let graphqlCalls: () => Promise<number>;
-beforeEach(() => {
-  graphqlCalls = async () => (await control<{ path: string }[]>(sandbox.url, 'GET', '/__emulator/requests')).body.filter((entry) => entry.path === '/v2/graphql').length;
-});
-
 describe('the forwarder', () => {
   const setup = async () => {
     const log = createLogEvents(createLogger({ level: 'error', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) }));
@@ -61,17 +57,16 @@ describe('the forwarder', () => {
   it('shares one call between identical queries of one identity', async () => {
     const { forwarder, call, plan } = await setup();
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 200 });
-    await control(sandbox.url, 'DELETE', '/__emulator/requests');
+    await takeUpstreamRequests(sandbox.url);
     const [first, second] = await Promise.all([forwarder.forward(plan, call()), forwarder.forward(plan, call())]);
     expect(first.errors).toBeUndefined();
     expect(second.data).toEqual(first.data);
-    expect(await graphqlCalls()).toBe(1);
+    expect(countOperation(await takeUpstreamRequests(sandbox.url), 'secretGreeting')).toBe(1);
   });
 
   it('never lets a request join a call aborted because its requests went away', async () => {
     const { forwarder, call, plan } = await setup();
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 200 });
-    await control(sandbox.url, 'DELETE', '/__emulator/requests');
     const leaving = new AbortController();
     const abandoned = forwarder.forward(plan, call(leaving.signal));
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -71,6 +71,8 @@ export interface ClientOptions {
   readonly origin?: string;
   readonly headers?: Record<string, string>;
   readonly operationName?: string;
+  /** Aborts the request (a client that goes away). */
+  readonly signal?: AbortSignal;
 }
 
 /** A browser-like client: one cookie jar, the X-CSRF header by default. */
@@ -85,7 +87,7 @@ export class Browser {
     if (options.csrf !== false) headers['x-csrf'] = '1';
     if (options.origin) headers.origin = options.origin;
     if (this.cookie) headers.cookie = this.cookie;
-    const response = await fetch(`${this.gatewayUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables, operationName: options.operationName }) });
+    const response = await fetch(`${this.gatewayUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables, operationName: options.operationName }), ...(options.signal ? { signal: options.signal } : {}) });
     this.lastSetCookie = response.headers.getSetCookie();
     for (const value of this.lastSetCookie) {
       const [pair = '', ...attributes] = value.split(';');
