@@ -11,6 +11,7 @@ import type { Environment } from '../environment';
 import { gatewayError } from '../errors';
 import type { IdentityDescription, IdentityStrategy, RequestIdentity } from '../identity/identity';
 import type { UpstreamTarget } from '../upstream/target';
+import { pathnameOf } from '../http/url-path';
 import { frontEnvironment, frontRoute } from './front-paths';
 import { credentialHeadersOf } from './pass-through';
 import { dropInStateOf, type DropInState } from './state';
@@ -30,19 +31,6 @@ const digest = (...parts: string[]) => hash('sha256', parts.join('\0'), 'base64u
  * sandbox by default, and for every request that is not the front's. A prefix contradicted by the
  * header was refused before (useDropInFront).
  */
-/**
- * The path of a Request's URL. `request.url` is already a serialised (normalised) URL: its path is
- * what `new URL(url).pathname` gives, without parsing the whole URL again on every request.
- */
-function pathnameOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('://') + 3);
-  if (start < 0) return '/';
-  const query = url.indexOf('?', start);
-  const fragment = url.indexOf('#', start);
-  const end = query < 0 ? (fragment < 0 ? url.length : fragment) : fragment < 0 ? query : Math.min(query, fragment);
-  return url.slice(start, end);
-}
-
 export function frontTarget(upstreams: DropInDependencies['upstreams'], request: Request): UpstreamTarget {
   const environment = frontEnvironment(frontRoute(pathnameOf(request.url)), request.headers.get('x-upstream-environment'));
   return environment === 'production' ? upstreams.production : upstreams.sandbox;

@@ -5,6 +5,7 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import { executedOf } from '../gateway/executed';
+import { pathnameOf } from '../http/url-path';
 import type { LogEvents } from './log-events';
 
 const started = new WeakMap<Request, number>();
@@ -32,7 +33,7 @@ export function useAccessLog({ log, clock }: AccessLogOptions): Plugin {
       const uid = uids.get(request);
       log.requestCompleted({
         method: request.method,
-        path: new URL(request.url).pathname,
+        path: pathnameOf(request.url),
         status: response.status,
         durationMs: clock() - startedAt,
         ...(operation ? { operation } : {}),
