@@ -1,4 +1,5 @@
 /** Helpers for the cache tests: users with statements of their own, and the upstream's request log. */
+import { expect } from 'vitest';
 import { control, seed } from './emulator';
 import { Browser } from './gateway';
 
@@ -19,6 +20,29 @@ export async function takeUpstreamRequests(emulatorUrl: string): Promise<Upstrea
 /** How many upstream GraphQL requests ran `operation`. */
 export function countOperation(requests: readonly UpstreamRequest[], operation: string): number {
   return requests.filter((request) => request.operations.includes(operation)).length;
+}
+
+/** The forms' identifiers and names: a definitions read. */
+export const DEFINITION_NAMES = '{ statementDefinitions { definitions { identifier name } errors } }';
+
+/**
+ * 20 definitions reads at once, the i-th sent by `browsers[i % browsers.length]`, while the
+ * upstream takes 300 ms to answer: each gets the 12 forms. Resolves with how many upstream calls
+ * for the definitions they caused.
+ */
+export async function definitionsCallsForConcurrentReads(emulatorUrl: string, browsers: readonly Browser[]): Promise<number> {
+  await control(emulatorUrl, 'PATCH', '/__emulator/settings', { latencyMs: 300 });
+  await takeUpstreamRequests(emulatorUrl);
+  try {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => browsers[i % browsers.length]!.graphql<{ statementDefinitions: { definitions: unknown[] } }>(DEFINITION_NAMES)));
+    for (const answer of answers) {
+      expect(answer.codes).toEqual([]);
+      expect(answer.body.data?.statementDefinitions.definitions).toHaveLength(12);
+    }
+  } finally {
+    await control(emulatorUrl, 'PATCH', '/__emulator/settings', { latencyMs: 0 });
+  }
+  return countOperation(await takeUpstreamRequests(emulatorUrl), 'statementDefinitions');
 }
 
 let accounts = 0;
