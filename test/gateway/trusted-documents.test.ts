@@ -8,9 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { control, DEMO_ACCOUNT, graphql, signIn, useEmulator } from '../support/emulator';
-import { TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGateway } from '../support/gateway';
+import { describe, expect, it } from 'vitest';
+import { control, DEMO_ACCOUNT, graphql, signIn } from '../support/emulator';
+import { useGatewayOnEmulators } from '../support/gateway';
 import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../support/service-accounts';
 import { documentId, manifestFile } from '../support/trusted-documents';
 
@@ -26,21 +26,11 @@ const LOGOUT = spaDocument('Logout');
 const GREETING = 'query Greeting { secretGreeting { response } }';
 const PAGES = `query Pages($n: Int) { ${Array.from({ length: 6 }, (_, i) => `p${i}: getStatements(first: $n) { statements { nodes { pdf } } }`).join(' ')} }`;
 
-const sandbox = useEmulator('sandbox');
-const production = useEmulator('production');
 const service = testServiceAccount('trusted-documents');
-const gateway = useGateway(() => ({
-  UPSTREAM_SANDBOX_URL: sandbox.url,
-  UPSTREAM_PRODUCTION_URL: production.url,
-  REDIS_URL: TEST_REDIS_URL,
-  CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
+const { sandbox, gateway } = useGatewayOnEmulators({
   TRUSTED_DOCUMENTS_FILE: manifestFile({ ...spaManifest, [documentId(GREETING)]: GREETING, [documentId(PAGES)]: PAGES }),
   TRUSTED_DOCUMENTS_ONLY: 'true',
   ...serviceAccountsEnv([service]),
-}));
-
-beforeAll(async () => {
-  await gateway.start();
 });
 
 interface Answer {
