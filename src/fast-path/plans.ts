@@ -7,8 +7,8 @@
  * gateway answers itself such as `statementDefinitions`), it is a query or a mutation, and it
  * selects no `pdf` (the PDF cache rewrites those answers). Everything else keeps Mesh's execution.
  */
-import { isNonNullType, Kind, OperationTypeNode, print, separateOperations, type DocumentNode, type FieldNode, type GraphQLObjectType, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
-import { executedOperation, type ExecutedOperation } from '../gateway/executed';
+import { isNonNullType, Kind, OperationTypeNode, print, type DocumentNode, type FieldNode, type GraphQLObjectType, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
+import { executedOperation, operationDocument, type ExecutedOperation } from '../gateway/executed';
 import { selectsPdf } from '../gateway/root-fields';
 
 /**
@@ -84,7 +84,8 @@ export class DocumentPlans {
     return plan ?? undefined;
   }
 
-  private compile(upstream: UpstreamRoots, { document, operation, fields: selected }: ExecutedOperation): ForwardPlan | undefined {
+  private compile(upstream: UpstreamRoots, executed: ExecutedOperation): ForwardPlan | undefined {
+    const { document, operation, fields: selected } = executed;
     const kind = operation.operation;
     if (kind !== OperationTypeNode.QUERY && kind !== OperationTypeNode.MUTATION) return undefined;
     const type = kind === OperationTypeNode.QUERY ? upstream.query : upstream.mutation;
@@ -103,7 +104,7 @@ export class DocumentPlans {
     const first = roots[0];
     if (!first) return undefined;
     if (selectsPdf(document)) return undefined;
-    const own = separateOperations(document)[operation.name?.value ?? ''];
+    const own = operationDocument(executed);
     if (!own) return undefined;
     const variableDefinitions = operation.variableDefinitions ?? [];
     return {

@@ -2,7 +2,7 @@
  * The executed operation and its root fields, found once per request (useExecutedOperation, first
  * in onExecute) for every plugin after it: the one piece of request state plugins share.
  */
-import type { DocumentNode, FieldNode, OperationDefinitionNode } from 'graphql';
+import { separateOperations, type DocumentNode, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { rootFields, selectedOperation } from './root-fields';
 
@@ -38,6 +38,18 @@ export function executedOperation(document: DocumentNode, operationName: string 
     byName.set(key, found);
   }
   return found ?? undefined;
+}
+
+const ownDocuments = new WeakMap<ExecutedOperation, DocumentNode | null>();
+
+/**
+ * The executed operation alone with the fragments it uses (never a sibling operation), found once
+ * per operation: what is sent upstream, and the most a walk over the operation has to visit.
+ */
+export function operationDocument(executed: ExecutedOperation): DocumentNode | undefined {
+  let own = ownDocuments.get(executed);
+  if (own === undefined) ownDocuments.set(executed, (own = separateOperations(executed.document)[executed.operation.name?.value ?? ''] ?? null));
+  return own ?? undefined;
 }
 
 export function useExecutedOperation(): Plugin<{ readonly request: Request }> {

@@ -1,4 +1,4 @@
-import { Kind, visit, type DocumentNode, type FieldNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { Kind, visit, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 
 /** The selected operation of a document, as graphql-js picks it. */
 export function selectedOperation(document: DocumentNode, operationName?: string | null): OperationDefinitionNode | undefined {
@@ -11,15 +11,17 @@ export function selectedOperation(document: DocumentNode, operationName?: string
 /** The root fields an operation selects, through fragments. */
 export function rootFields(document: DocumentNode, operation: OperationDefinitionNode): FieldNode[] {
   const fields: FieldNode[] = [];
-  const seenFragments = new Set<string>();
+  // Each fragment is visited once (a spread again adds nothing), found in a map: linear in the document.
+  const fragments = new Map<string, FragmentDefinitionNode | null>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(definition.name.value)) fragments.set(definition.name.value, definition);
   const visit = (selectionSet: SelectionSetNode) => {
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) fields.push(selection);
       else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
-      else if (!seenFragments.has(selection.name.value)) {
-        seenFragments.add(selection.name.value);
-        const fragment = document.definitions.find((definition) => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === selection.name.value);
-        if (fragment?.kind === Kind.FRAGMENT_DEFINITION) visit(fragment.selectionSet);
+      else {
+        const fragment = fragments.get(selection.name.value);
+        fragments.set(selection.name.value, null);
+        if (fragment) visit(fragment.selectionSet);
       }
     }
   };

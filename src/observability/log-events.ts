@@ -80,7 +80,7 @@ export function createLogEvents(logger: Logger) {
     csrfRefused(fields: { reason: string; origin?: string }) {
       logger.info({ event: 'request.csrf-refused', ...fields }, 'CSRF check failed');
     },
-    upstreamFailed(fields: { environment: Environment; operation: string; reason: 'refused' | 'timeout' | 'status' | 'malformed'; status?: number }) {
+    upstreamFailed(fields: { environment: Environment; operation: string; reason: 'refused' | 'timeout' | 'status' | 'malformed' | 'too-large'; status?: number }) {
       logger.warn({ event: 'upstream.failed', ...fields }, 'upstream call failed');
     },
     storeUnavailable(fields: { store: string; error: unknown }) {

@@ -11,14 +11,17 @@
  * names the caller. Its store reads a list of timestamps and writes it back, which two replicas
  * can interleave; the store here counts instead, atomically, every field of one address into one
  * counter when the library reads, and refuses there with RATE_LIMITED and an exact Retry-After.
- * The library visits the document with TypeInfo: it runs only for operations without an
- * identity, never on the hot path of a signed-in caller.
+ * The library visits the document with TypeInfo and asks the store once per root field: it runs
+ * only for operations without an identity, never on the hot path of a signed-in caller, and it is
+ * given only the executed operation and its fragments (a sibling operation's fields are neither
+ * walked nor counted). An operation with more root fields than the whole window admits is refused
+ * at once, without the walk and without a store call per field.
  */
 import { createHash } from 'node:crypto';
 import { Store, useRateLimiter, type Identity } from '@envelop/rate-limiter';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimit } from '../config';
-import { executedOf } from '../gateway/executed';
+import { executedOf, operationDocument } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -87,7 +90,14 @@ export function useAnonymousLimit({ limit, counters, log, metrics }: AnonymousLi
       if (!onExecute || !executed || context.identity) return;
       const names = executed.fields.map((field) => field.name.value);
       if (names.includes('login') && names.every((name) => LOGIN_ONLY.has(name))) return;
-      return onExecute(payload);
+      if (names.length > limit.max) {
+        // Never admitted, however long it waits (rate-limiter.ts: heavier than the whole limit).
+        payload.setResultAndStopExecution({ errors: [overLimit({ log, metrics }, 'anonymous', { allowed: false, retryAfterMs: Math.max(1_000, limit.windowMs) })] });
+        return;
+      }
+      const document = operationDocument(executed);
+      if (!document) return;
+      return onExecute({ ...payload, args: { ...payload.args, document } });
     },
   };
 }

@@ -29,6 +29,8 @@ export type UpstreamFetch = (url: string, init: RequestInit, call: UpstreamCall)
 
 export interface UpstreamFetchOptions {
   readonly timeoutMs: number;
+  /** The most bytes of one answer read (default MAX_ANSWER_BYTES); more is UPSTREAM_ERROR. */
+  readonly maxAnswerBytes?: number;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
 }
@@ -43,8 +45,16 @@ const DEFAULT_REQUEST_HEADERS: Readonly<Record<string, string>> = {
   'accept-encoding': 'gzip, deflate, br',
 };
 
-/** No decoded answer may be larger than this (a compressed answer cannot balloon without bound). */
-const MAX_DECODED_BYTES = 256 * 1024 * 1024;
+/**
+ * The most bytes of one upstream answer the gateway reads, as sent and decoded: a compressed
+ * answer cannot balloon, and no answer can hold the process's memory hostage. Five hundred PDFs
+ * (the most one request may ask for, protection/pdf-answer-limit.ts) of a few tens of KiB each,
+ * base-64 in JSON, fit with room to spare; a larger answer is UPSTREAM_ERROR.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** An answer over MAX_ANSWER_BYTES (or the caller's bound): not read further. */
+class AnswerTooLarge extends Error {}
 type Decode = (bytes: Buffer, options: ZlibOptions) => Promise<Buffer>;
 const gunzipAsync = promisify(gunzip) as Decode;
 const inflateAsync = promisify(inflate) as Decode;
@@ -59,12 +69,18 @@ const DECODERS: Readonly<Record<string, Decode>> = {
 };
 
 /** The body as sent, decoded as `fetch` would (content-encoding: gzip, deflate, br). */
-async function decoded(bytes: ArrayBuffer, headers: Headers): Promise<ArrayBuffer> {
+async function decoded(bytes: ArrayBuffer, headers: Headers, maxBytes: number): Promise<ArrayBuffer> {
   const encoding = headers.get('content-encoding')?.trim().toLowerCase();
   if (!encoding || encoding === 'identity' || bytes.byteLength === 0) return bytes;
   const decode = DECODERS[encoding];
   if (!decode) throw new Error(`unsupported upstream content-encoding ${encoding}`);
-  const body = await decode(Buffer.from(bytes), { maxOutputLength: MAX_DECODED_BYTES });
+  let body: Buffer;
+  try {
+    body = await decode(Buffer.from(bytes), { maxOutputLength: maxBytes });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw new AnswerTooLarge();
+    throw error;
+  }
   headers.delete('content-encoding');
   headers.delete('content-length');
   return new Uint8Array(body).buffer;
@@ -97,8 +113,36 @@ export function bodyText(response: Response): Promise<string> {
   return bytes === undefined ? response.text() : Promise.resolve(Buffer.from(bytes).toString('utf8'));
 }
 
-/** One upstream call with undici, answered as a Response whose body was read whole. */
-async function undiciFetch(url: string, init: RequestInit): Promise<Response> {
+type AnswerBody = Awaited<ReturnType<typeof request>>['body'];
+
+/**
+ * The answer's bytes, at most `maxBytes`: an answer that declares more is not read at all, one
+ * without a length (chunked) is counted as it arrives and dropped once over.
+ */
+async function readBounded(body: AnswerBody, declared: string | string[] | undefined, maxBytes: number): Promise<ArrayBuffer> {
+  if (typeof declared === 'string') {
+    if (Number(declared) > maxBytes) {
+      body.destroy();
+      throw new AnswerTooLarge();
+    }
+    return body.arrayBuffer();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new AnswerTooLarge();
+    }
+    chunks.push(chunk);
+  }
+  const whole = Buffer.concat(chunks, size);
+  return whole.buffer.slice(whole.byteOffset, whole.byteOffset + size);
+}
+
+/** One upstream call with undici, answered as a Response whose body was read whole (at most `maxBytes`). */
+async function undiciFetch(url: string, init: RequestInit, maxBytes: number): Promise<Response> {
   const body = requestBody(init.body);
   const answer = await request(url, {
     method: (init.method ?? 'GET').toUpperCase() as 'GET',
@@ -106,7 +150,7 @@ async function undiciFetch(url: string, init: RequestInit): Promise<Response> {
     ...(body === undefined ? {} : { body }),
     ...(init.signal ? { signal: init.signal } : {}),
   });
-  const bytes = await answer.body.arrayBuffer();
+  const bytes = await readBounded(answer.body, answer.headers['content-length'], maxBytes);
   const headers = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
@@ -115,7 +159,7 @@ async function undiciFetch(url: string, init: RequestInit): Promise<Response> {
   // The Response constructor only takes 200-599; anything else is not an answer HTTP allows here.
   if (answer.statusCode < 200 || answer.statusCode > 599) throw new Error(`unexpected upstream status ${answer.statusCode}`);
   if (NULL_BODY_STATUSES.has(answer.statusCode)) return new Response(null, { status: answer.statusCode, headers });
-  const answerBody = await decoded(bytes, headers);
+  const answerBody = await decoded(bytes, headers, maxBytes);
   const response = new Response(answerBody, { status: answer.statusCode, headers });
   bodies.set(response, answerBody);
   return response;
@@ -152,8 +196,13 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
     let response: Response;
     try {
       // The whole answer is read inside (undiciFetch), so the timeout covers the body as well.
-      response = await undiciFetch(url, { ...init, signal: controller.signal });
+      response = await undiciFetch(url, { ...init, signal: controller.signal }, options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
     } catch (error) {
+      if (error instanceof AnswerTooLarge) {
+        observe('error');
+        options.log.upstreamFailed({ ...call, reason: 'too-large' });
+        throw gatewayError('UPSTREAM_ERROR');
+      }
       // The caller went away (its request was aborted): not the upstream's failure, not measured.
       if (timedOut || !init.signal?.aborted) observe(timedOut ? 'timeout' : 'error');
       options.log.upstreamFailed({ ...call, reason: timedOut ? 'timeout' : 'refused' });

@@ -59,6 +59,15 @@ beforeAll(async () => {
           res.writeHead(200, { 'content-type': 'text/plain' });
           res.end('late');
         }, 300);
+      } else if (url.pathname === '/huge') {
+        // 2 MiB, chunked (no length declared), declared, or gzipped to a few KiB.
+        const bytes = Buffer.alloc(2 * 1024 * 1024, 'x');
+        const mode = url.searchParams.get('mode');
+        if (mode === 'gzip') res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        else res.writeHead(200, mode === 'declared' ? { 'content-type': 'application/json', 'content-length': String(bytes.byteLength) } : { 'content-type': 'application/json' });
+        if (mode === 'gzip') res.end(gzipSync(bytes));
+        else for (let i = 0; i < 32; i++) res.write(bytes.subarray(i * 65_536, (i + 1) * 65_536));
+        res.end();
       } else if (url.pathname === '/broken') {
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`stack trace at ${base}`);
@@ -140,6 +149,13 @@ describe('the upstream client', () => {
     const pending = call('/slow', { signal: caller.signal });
     setTimeout(() => caller.abort(), 50);
     await expect(pending).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+  });
+
+  it.each(['chunked', 'declared', 'gzip'])('refuses a %s answer over its byte bound as UPSTREAM_ERROR instead of holding it in memory', async (mode) => {
+    const bounded = createUpstreamFetch({ timeoutMs: 2_000, maxAnswerBytes: 1024 * 1024, log: createLogEvents(createLogger({ level: 'silent' })), metrics });
+    await expect(bounded(`${base}/huge?mode=${mode}`, {}, { environment: 'sandbox', operation: 'huge' })).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' } });
+    const whole = await call(`/huge?mode=${mode}`);
+    expect((await whole.arrayBuffer()).byteLength).toBe(2 * 1024 * 1024);
   });
 
   it('times out past its limit with the timeout outcome', async () => {

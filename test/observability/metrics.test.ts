@@ -51,7 +51,7 @@ describe('/metrics', () => {
     expect(metrics.series.filter((entry) => entry.name === 'statement_gateway_sessions_total').map((entry) => entry.labels.event).sort()).toEqual(['expired', 'login', 'logout', 'rejected']);
 
     // The standard GraphQL metrics (envelop/yoga) and the process's.
-    for (const name of ['graphql_envelop_request', 'graphql_envelop_phase_parse_count', 'graphql_envelop_phase_validate_count', 'graphql_envelop_phase_execute_count', 'graphql_envelop_request_duration_count', 'graphql_yoga_http_duration_count', 'process_resident_memory_bytes', 'nodejs_heap_size_total_bytes']) {
+    for (const name of ['graphql_envelop_request', 'graphql_envelop_phase_parse_count', 'graphql_envelop_phase_validate_count', 'graphql_envelop_phase_execute_count', 'graphql_envelop_request_duration_count', 'graphql_yoga_http_duration_count', 'process_resident_memory_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_eventloop_lag_max_seconds']) {
       expect(metrics.sum(name), name).toBeGreaterThan(0);
     }
   });

@@ -10,7 +10,7 @@ import { useErrorMapping } from '../../src/errors/use-error-mapping';
 import { useExecutedOperation } from '../../src/gateway/executed';
 import { useIdentity } from '../../src/identity/use-identity';
 import { useClientAddress } from '../../src/protection/client-address';
-import { createMemoryRateLimitStore } from '../../src/protection/rate-limiter';
+import { createMemoryRateLimitStore, type RateLimitStore } from '../../src/protection/rate-limiter';
 import { useAnonymousLimit } from '../../src/protection/use-anonymous-limit';
 import { browserSessionStrategy } from '../../src/session/identity';
 import { browserSessions, specUpstreams } from '../support/identities';
@@ -33,15 +33,19 @@ function pipeline() {
     typeDefs: 'type Query { session: String! hello: String! } type Mutation { login: String! confirmRegistration: String! }',
     resolvers: { Query: { session: field('session'), hello: field('hello') }, Mutation: { login: field('login'), confirmRegistration: field('confirmRegistration') } },
   });
+  // The store's calls, counted: one per root field the library meets.
+  const memory = createMemoryRateLimitStore(() => now);
+  const storeCalls = { count: 0 };
+  const counters: RateLimitStore = { ...memory, hit: (...args) => (storeCalls.count++, memory.hit(...args)) };
   const server = yogaWith([
     useClientAddress({ trustProxy: 0 }),
     useExecutedOperation(),
     useIdentity({ strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
-    useAnonymousLimit({ limit: { max: LIMIT, windowMs: WINDOW }, counters: createMemoryRateLimitStore(() => now), log, metrics }),
+    useAnonymousLimit({ limit: { max: LIMIT, windowMs: WINDOW }, counters, log, metrics }),
     useErrorMapping({ log, metrics }),
   ], { schema });
   const from = (address: string, query = '{ session }', headers: Record<string, string> = {}) => server.graphql(query, { serverContext: fromAddress(address), headers });
-  return { from, ran, sessions };
+  return { from, ran, sessions, storeCalls, server };
 }
 
 describe('useAnonymousLimit', () => {
@@ -99,5 +103,22 @@ describe('useAnonymousLimit', () => {
     const { cookie } = await sessions.signIn('ada@example.com');
     for (let i = 0; i < LIMIT + 3; i++) expect((await from('203.0.113.5', '{ hello }', { cookie })).codes).toEqual([]);
     expect((await from('203.0.113.5')).codes).toEqual([]);
+  });
+
+  it('refuses an operation of more root fields than the whole window admits at once, without a store call per field', async () => {
+    const { from, ran, storeCalls } = pipeline();
+    const refused = await from('203.0.113.5', `{ ${Array.from({ length: 200 }, (_, i) => `a${i}: session`).join(' ')} }`);
+    expect([refused.status, refused.codes]).toEqual([429, ['RATE_LIMITED']]);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(WINDOW / 1000);
+    expect([ran, storeCalls.count]).toEqual([[], 0]);
+    expect((await from('203.0.113.5')).codes).toEqual([]);
+  });
+
+  it('counts only the executed operation, never a sibling operation\'s fields', async () => {
+    const { server, storeCalls } = pipeline();
+    const siblings = `query Small { session } query Large { ${Array.from({ length: 50 }, (_, i) => `a${i}: hello`).join(' ')} }`;
+    const answer = await server.graphql(siblings, { operationName: 'Small', serverContext: fromAddress('203.0.113.5') });
+    expect(answer.codes).toEqual([]);
+    expect(storeCalls.count).toBe(1);
   });
 });

@@ -60,7 +60,7 @@ export interface SpecServer {
   /** `path` on the server (`/graphql`, `/metrics`, ...), from `serverContext` (default: no socket at all). */
   fetch(path: string, init?: RequestInit, serverContext?: object): Promise<Response>;
   /** POSTs a JSON GraphQL request to /graphql. */
-  graphql(query: string, options?: { variables?: Record<string, unknown>; headers?: Record<string, string>; serverContext?: object }): Promise<GraphqlAnswer>;
+  graphql(query: string, options?: { variables?: Record<string, unknown>; operationName?: string; headers?: Record<string, string>; serverContext?: object }): Promise<GraphqlAnswer>;
 }
 
 type Options = Omit<YogaServerOptions<object, object>, 'plugins'>;
@@ -72,8 +72,8 @@ export function yogaWith(plugins: readonly (Plugin | AnyPlugin)[], options: Opti
   const fetch = async (path: string, init: RequestInit = {}, serverContext: object = {}) => yoga.fetch(`http://gateway.test${path}`, init, serverContext);
   return {
     fetch,
-    async graphql(query, { variables, headers = {}, serverContext } = {}) {
-      const response = await fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) }, serverContext);
+    async graphql(query, { variables, operationName, headers = {}, serverContext } = {}) {
+      const response = await fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables, operationName }) }, serverContext);
       const body = (await response.json()) as GraphqlAnswer['body'];
       return { status: response.status, headers: response.headers, body, codes: (body.errors ?? []).map((error) => error.extensions?.code) };
     },
