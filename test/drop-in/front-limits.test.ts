@@ -20,9 +20,11 @@ function fragmentBomb(levels: number): string {
 
 describe('the drop-in front under /graphql\'s limits', () => {
   const { sandbox, gateway } = useGatewayOnEmulators({ RATE_LIMIT_ANONYMOUS: '30/1m', TRUST_PROXY: '1' });
+  // Counters outlive a run (Redis): each request group from an IPv6 /64 of its own, new in every run.
+  const run = Math.floor(Math.random() * 0xffff).toString(16);
   let address = 0;
-  /** Each test from an address of its own (within TRUST_PROXY): the anonymous counter is per address. */
-  const from = () => ({ 'x-forwarded-for': `198.51.100.${++address}` });
+  /** An address of its own (within TRUST_PROXY): the anonymous counter is per address. */
+  const from = () => ({ 'x-forwarded-for': `2001:db8:${run}:${++address}::1` });
 
   const front = (body: unknown, headers: Readonly<Record<string, string>> | Credential = {}) =>
     fetch(`${gateway.current.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -39,8 +41,9 @@ describe('the drop-in front under /graphql\'s limits', () => {
     expect(answer.status).toBe(400);
     expect(await codeOf(answer)).toBe('QUERY_TOO_COMPLEX');
     expect(health.status).toBe(200);
-    expect(healthMs).toBeLessThan(500);
-    expect(elapsedMs).toBeLessThan(500);
+    // Expanding every spread would take hours at 30 levels (6 s at 25); a loaded test machine needs slack.
+    expect(healthMs).toBeLessThan(3_000);
+    expect(elapsedMs).toBeLessThan(3_000);
     expect(await takeUpstreamRequests(sandbox.url)).toEqual([]);
   });
 
@@ -77,14 +80,16 @@ describe('the drop-in front under /graphql\'s limits', () => {
     await seed(sandbox.url, email, 'F1099nec', 2);
     const signedIn = await fetch(`${gateway.current.url}/v2/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
     expect(signedIn.status).toBe(200);
-    const credential: Credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: email };
+    // From an address of its own: the reads the upstream refuses are passed through, under the anonymous limit.
+    const credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: email, ...from() };
     expect((await front({ query: READ }, credential)).status).toBe(200);
     await takeUpstreamRequests(sandbox.url);
     expect((await front({ query: READ }, credential)).status).toBe(200);
     expect(await takeUpstreamRequests(sandbox.url)).toEqual([]);
 
     // Signed out at the upstream, not through the front: the gateway learns of it at the next call it makes.
-    expect((await fetch(`${sandbox.url}/v2/auth/sign_out`, { method: 'DELETE', headers: { ...credential } })).status).toBe(200);
+    const { 'x-forwarded-for': _address, ...upstreamCredential } = credential;
+    expect((await fetch(`${sandbox.url}/v2/auth/sign_out`, { method: 'DELETE', headers: upstreamCredential })).status).toBe(200);
     const upstreamRefusal = await (await fetch(`${sandbox.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: READ }) })).text();
     const greeting = await front({ query: '{ secretGreeting { response } }' }, credential);
     expect(greeting.status).toBe(401);
