@@ -7,12 +7,13 @@
  * and the GraphQL pass-through both check what they read here, so what the gateway limits is what
  * the upstream acts on.
  *
- * `unsupported`: multipart, which Rails reads and the gateway does not. undefined: nothing the
- * upstream would read either (no body, another type, malformed JSON, a JSON array or scalar).
+ * `unsupported`: multipart, which Rails reads and the gateway does not. `malformed`: a JSON body
+ * that does not parse, which the upstream refuses with its own 400 (front-answers.ts). undefined:
+ * nothing the upstream would read either (no body, another type, a JSON array or scalar).
  */
 export type BodyParams = Record<string, unknown>;
 
-export function bodyParams(body: ArrayBuffer | undefined, contentType: string | null): BodyParams | 'unsupported' | undefined {
+export function bodyParams(body: ArrayBuffer | undefined, contentType: string | null): BodyParams | 'unsupported' | 'malformed' | undefined {
   if (!body) return undefined;
   const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const text = Buffer.from(body).toString('utf8');
@@ -21,7 +22,7 @@ export function bodyParams(body: ArrayBuffer | undefined, contentType: string | 
       const parsed = JSON.parse(text) as unknown;
       return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as BodyParams) : undefined;
     } catch {
-      return undefined;
+      return 'malformed';
     }
   }
   if (media === 'application/x-www-form-urlencoded') {

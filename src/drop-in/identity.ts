@@ -86,6 +86,8 @@ export class DropInIdentity implements RequestIdentity {
     if (type) headers['content-type'] = type;
     // The client gets the upstream's own answer (useDropInFront).
     this.state.refusal = { status: 401, headers, body };
+    // Signed out elsewhere: no cached answer may be served for it from now on (it is passed through).
+    await this.dependencies.verified.forget(this.upstream.cacheNamespace, this.current);
     throw gatewayError('UNAUTHENTICATED');
   }
 }

@@ -1,15 +1,23 @@
 /**
- * The gateway's answer-size limits on GraphQL the drop-in front passes through without running it
- * (no credential in the headers, one the upstream has not accepted yet, or devise's credential in
- * the body): the query-text and token limits and the PDFs per answer, the same caps as a request
- * the gateway runs. Without them a body credential asked for 3,000 PDFs (24 MB held in memory per
- * request) where the gateway's own path refuses over 500. A body the gateway cannot read is left
- * to the upstream, which answers it as it would.
+ * The gateway's limits on GraphQL the drop-in front passes through without running it (no
+ * credential in the headers, one the upstream has not accepted yet, or devise's credential in the
+ * body): the same limits as `/graphql`, in an order where a cheap bound refuses before any walk.
+ *
+ * 1. `readPassThrough`: the media type, the query text's length, then its tokens while parsing.
+ *    What it finds (root fields, aliases included) is what the anonymous limit counts.
+ * 2. `checkPassThrough`: graphql-armor's depth, alias, directive and cost rules (each bounded by
+ *    the document's size: they visit every fragment once), then the PDFs per answer.
+ *
+ * The document is not validated (the upstream does that, and answers as it would); a check that
+ * fails on it in any way refuses the request with QUERY_TOO_COMPLEX, never lets it through: a
+ * document the gateway cannot measure is not sent upstream. A body the gateway cannot read as
+ * GraphQL (no `query`, JSON that is not an object) is left to the upstream, which answers it.
  */
-import { GraphQLError, parse, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { gatewayError, type GatewayError } from '../errors';
+import { GraphQLError, parse, validate, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { GatewayError, gatewayError } from '../errors';
+import { rootFields, selectedOperation } from '../gateway/root-fields';
 import { MAX_PDFS_PER_ANSWER, pdfsSelected } from '../protection/pdf-answer-limit';
-import { QUERY_LIMITS, queryTextRefusal } from '../protection/use-query-limits';
+import { QUERY_LIMIT_MESSAGE, QUERY_LIMITS, queryLimitRules, queryTextRefusal } from '../protection/use-query-limits';
 import { bodyParams } from './body-params';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -25,27 +33,67 @@ function variablesOf(value: unknown): Record<string, unknown> {
   }
 }
 
-export function passThroughRefusal(body: ArrayBuffer | undefined, contentType: string | null, schema: GraphQLSchema | undefined, maxQueryBytes: number): GatewayError | undefined {
-  if (!body || !schema) return undefined;
+/** A passed-through request as the gateway read it. */
+export interface PassThroughRequest {
+  /** The document, when the body has a query text that parses. */
+  readonly document?: DocumentNode;
+  /** The operation the upstream will run (graphql-js's choice), if the document names one. */
+  readonly operation?: OperationDefinitionNode;
+  /** Its root fields, aliases and fragments included. */
+  readonly fields: readonly FieldNode[];
+  readonly operationName: string | null;
+  readonly variables: Record<string, unknown>;
+}
+
+const UNREAD: PassThroughRequest = { fields: [], operationName: null, variables: {} };
+
+/**
+ * The cheap bounds: refuses (throws) a multipart body (415), a query text over `maxQueryBytes`,
+ * and a document over the token limit. `malformed` for JSON that does not parse.
+ */
+export function readPassThrough(body: ArrayBuffer | undefined, contentType: string | null, maxQueryBytes: number): PassThroughRequest | 'malformed' {
   const params = bodyParams(body, contentType);
-  if (params === 'unsupported') return gatewayError('BAD_REQUEST', 'Send the GraphQL request as JSON (or a URL-encoded form).', { status: 415 });
-  if (!params || typeof params.query !== 'string') return undefined;
+  if (params === 'malformed') return params;
+  if (params === 'unsupported') throw gatewayError('BAD_REQUEST', 'Send the GraphQL request as JSON (or a URL-encoded form).', { status: 415 });
+  if (!params || typeof params.query !== 'string') return UNREAD;
   const tooLong = queryTextRefusal(params.query, maxQueryBytes);
-  if (tooLong) return tooLong;
+  if (tooLong) throw tooLong;
+  const operationName = typeof params.operationName === 'string' ? params.operationName : null;
+  const variables = variablesOf(params.variables);
   let document: DocumentNode;
   try {
-    document = parse(params.query, { maxTokens: QUERY_LIMITS.tokens });
+    document = parse(params.query, { maxTokens: QUERY_LIMITS.tokens, noLocation: true });
   } catch (error) {
-    // graphql-js stops at the token limit with a syntax error of its own.
-    if (error instanceof GraphQLError && /tokens/.test(error.message)) return gatewayError('QUERY_TOO_COMPLEX', `Query too complex: more than ${QUERY_LIMITS.tokens} tokens.`);
-    return undefined;
+    // graphql-js stops at the token limit with a syntax error of its own; any other syntax error
+    // is the upstream's to answer.
+    if (error instanceof GraphQLError && /tokens/.test(error.message)) throw gatewayError('QUERY_TOO_COMPLEX', `Query too complex: more than ${QUERY_LIMITS.tokens} tokens.`);
+    return { ...UNREAD, operationName, variables };
   }
-  let pdfs: number;
+  const operation = selectedOperation(document, operationName);
+  return { document, ...(operation ? { operation } : {}), fields: operation ? rootFields(document, operation) : [], operationName, variables };
+}
+
+/** graphql-armor's limits, then the PDFs per answer; throws QUERY_TOO_COMPLEX. */
+function enforce(schema: GraphQLSchema, request: PassThroughRequest & { document: DocumentNode }): void {
+  // The limit rules alone: each throws its refusal ("Syntax Error: Query depth limit of 12 exceeded ...").
+  const errors = validate(schema, request.document, queryLimitRules());
+  if (errors[0]) throw errors[0];
+  const { pdfs } = pdfsSelected(schema, request.document, request.operationName, request.variables);
+  if (pdfs > MAX_PDFS_PER_ANSWER) {
+    throw gatewayError('QUERY_TOO_COMPLEX', `The query can answer with up to ${pdfs} PDFs; at most ${MAX_PDFS_PER_ANSWER} are allowed per request.`);
+  }
+}
+
+/** The expensive limits on a request `readPassThrough` admitted: throws QUERY_TOO_COMPLEX (or the walk's own GatewayError). */
+export function checkPassThrough(schema: GraphQLSchema, request: PassThroughRequest): void {
+  const { document } = request;
+  if (!document) return;
   try {
-    pdfs = pdfsSelected(schema, document, typeof params.operationName === 'string' ? params.operationName : null, variablesOf(params.variables)).pdfs;
-  } catch {
-    return undefined;
+    enforce(schema, { ...request, document });
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    // graphql-armor's refusals say which limit (as on /graphql); anything else is only logged.
+    const message = error instanceof GraphQLError && QUERY_LIMIT_MESSAGE.test(error.message) ? error.message.replace(/^Syntax Error: /, 'Query too complex: ') : undefined;
+    throw gatewayError('QUERY_TOO_COMPLEX', message, { cause: error });
   }
-  if (pdfs <= MAX_PDFS_PER_ANSWER) return undefined;
-  return gatewayError('QUERY_TOO_COMPLEX', `The query can answer with up to ${pdfs} PDFs; at most ${MAX_PDFS_PER_ANSWER} are allowed per request.`);
 }

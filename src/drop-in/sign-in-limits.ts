@@ -28,14 +28,16 @@ const INVALID_LOGIN = 'Invalid login credentials. Please try again.';
 
 /**
  * The e-mail and password of a sign-in body (body-params.ts reads it as the upstream does);
- * undefined when either is missing or not a string.
+ * undefined when either is missing or not a string, `malformed` for JSON that does not parse (the
+ * upstream answers that with its 400 before looking for a password: no attempt to count).
  *
  * The front then sends the upstream a body it rebuilt from these two values, never the client's
  * own: the e-mail the limits count is the one the upstream checks (a form with a decoy `email`
  * first and the target's last was counted under the decoy while the upstream checked the target).
  */
-export function signInParams(body: ArrayBuffer | undefined, contentType: string | null): SignInParams | undefined {
+export function signInParams(body: ArrayBuffer | undefined, contentType: string | null): SignInParams | 'malformed' | undefined {
   const params = bodyParams(body, contentType);
+  if (params === 'malformed') return params;
   if (params === undefined || params === 'unsupported') return undefined;
   const { email, password } = params;
   return typeof email === 'string' && typeof password === 'string' ? { email, password } : undefined;

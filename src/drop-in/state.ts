@@ -2,6 +2,7 @@
  * What the drop-in front keeps per request, begun by useDropInFront for the front's GraphQL paths
  * and written by the drop-in identity: how to answer as the upstream would.
  */
+import type { FieldNode } from 'graphql';
 import type { UpstreamCredential } from '../credentials/types';
 
 export interface DropInState {
@@ -15,6 +16,10 @@ export interface DropInState {
   credentialHeaders?: Record<string, string>;
   /** The e-mail a sign-in through the front tried (for the audit line of a refused one). */
   signInEmail?: string;
+  /** A mutation the front passed through (or refused) without running it: what its audit line names. */
+  passedMutation?: { readonly fields: readonly FieldNode[]; readonly variables: Record<string, unknown> };
+  /** The code of the front's own refusal of the request (a limit, a body too large), for the audit line. */
+  refusedWith?: string;
 }
 
 const states = new WeakMap<Request, DropInState>();

@@ -16,7 +16,7 @@
  *
  * Every front request is logged (request.completed) by useAccessLog, which runs before this plugin.
  */
-import type { GraphQLSchema } from 'graphql';
+import { OperationTypeNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config';
 import { credentialFromHeaders, type UpstreamCredential } from '../credentials/types';
@@ -31,10 +31,11 @@ import { overLimit, type RateLimitStore } from '../protection/rate-limiter';
 import { anonymousCounterKey } from '../protection/use-anonymous-limit';
 import type { UpstreamFetch } from '../upstream/fetch';
 import type { UpstreamTarget } from '../upstream/target';
+import { framedAsUpstream, frontJsonParser, malformedJsonAnswer } from './front-answers';
 import { frontTarget } from './identity';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
-import { passThroughRefusal } from './pass-through-limits';
+import { checkPassThrough, readPassThrough, type PassThroughRequest } from './pass-through-limits';
 import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-limits';
 import { beginDropIn, dropInStateOf, type DropInState } from './state';
 import type { VerifiedCredentials } from './verified-credentials';
@@ -96,6 +97,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
    */
   const signIn = async (request: Request, target: UpstreamTarget, route: FrontRoute, state: DropInState): Promise<Response> => {
     const params = signInParams(await readBody(request, AUTH_BODY_LIMIT), request.headers.get('content-type'));
+    if (params === 'malformed') return malformedJsonAnswer();
     if (!params) return unreadableSignIn();
     const attempt = { address: clientAddressOf(request), email: params.email, environment: target.environment };
     state.signInEmail = params.email;
@@ -126,17 +128,37 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     return response;
   };
 
-  /** GraphQL the gateway does not run: the upstream's answer; one that accepts the credential verifies it. */
-  const graphqlPassThrough = async (request: Request, target: UpstreamTarget, route: FrontRoute, presented: UpstreamCredential | undefined): Promise<Response> => {
-    // No identity the gateway's limits know: the anonymous limit of the address (confirmation
-    // tokens guessed, forged credentials), on the counter /graphql uses for the same address.
-    const { anonymous } = limits;
-    const decision = await counters.hit(anonymousCounterKey(clientAddressOf(request)), anonymous.max, anonymous.windowMs);
-    if (!decision.allowed) throw overLimit({ log, metrics }, 'anonymous', decision);
+  /**
+   * GraphQL the gateway does not run: the upstream's answer; one that accepts the credential
+   * verifies it, a refusal (401) forgets it. The cheap bounds first (readPassThrough), then the
+   * anonymous limit of the address (no identity the gateway's limits know: confirmation tokens
+   * guessed, forged credentials) on the counter /graphql uses, counting root fields as /graphql
+   * does, then the walks over the document (checkPassThrough).
+   */
+  const graphqlPassThrough = async (request: Request, target: UpstreamTarget, route: FrontRoute, presented: UpstreamCredential | undefined, state: DropInState): Promise<Response> => {
     const body = await readBody(request, limits.maxBodyBytes);
-    const refused = passThroughRefusal(body, request.headers.get('content-type'), schema, limits.maxQueryBytes);
-    if (refused) throw refused;
+    let read: PassThroughRequest | 'malformed' | undefined;
+    let refusal: GatewayError | undefined;
+    try {
+      read = readPassThrough(body, request.headers.get('content-type'), limits.maxQueryBytes);
+    } catch (error) {
+      // Refused, yet counted first: a flood of refused documents still spends the address's limit.
+      refusal = error instanceof GatewayError ? error : gatewayError('QUERY_TOO_COMPLEX', undefined, { cause: error });
+    }
+    const parsed = typeof read === 'object' ? read : undefined;
+    // Audited whatever happens next (useAuditLog), refusals included.
+    if (parsed?.operation?.operation === OperationTypeNode.MUTATION) state.passedMutation = { fields: parsed.fields, variables: parsed.variables };
+    const { anonymous } = limits;
+    const weight = Math.max(1, parsed?.fields.length ?? 1);
+    const decision = await counters.hit(anonymousCounterKey(clientAddressOf(request)), anonymous.max, anonymous.windowMs, weight);
+    if (!decision.allowed) throw overLimit({ log, metrics }, 'anonymous', decision);
+    if (refusal) throw refusal;
+    if (read === 'malformed') return malformedJsonAnswer();
+    if (!parsed || !schema) throw gatewayError('UPSTREAM_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
+    checkPassThrough(schema, parsed);
     const { response } = await passThrough(request, body, call(target, route, 'graphql'));
+    // Signed out elsewhere (or forged): nothing cached may answer for it from now on.
+    if (presented && response.status === 401) await verified.forget(target.cacheNamespace, presented);
     const answered = credentialHeadersOf(response.headers);
     // Only devise's headers for this uid and client say the upstream authenticated the credential
     // (confirmRegistration or introspection answer 200 without one).
@@ -181,12 +203,18 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
             return;
           }
         }
-        endResponse(await graphqlPassThrough(request, target, route, presented));
+        endResponse(await graphqlPassThrough(request, target, route, presented, state));
       } catch (error) {
-        const response = failureResponse(error);
-        metrics.graphqlError(error instanceof GatewayError ? error.code : 'UPSTREAM_ERROR');
-        endResponse(response);
+        const code = error instanceof GatewayError ? error.code : 'UPSTREAM_ERROR';
+        state.refusedWith = code;
+        metrics.graphqlError(code);
+        endResponse(failureResponse(error));
       }
+    },
+
+    onRequestParse(payload) {
+      // A verified credential's request runs through Yoga: malformed JSON gets the upstream's answer.
+      if (dropInStateOf(payload.request)?.verified) payload.setRequestParser(frontJsonParser);
     },
 
     onResultProcess(payload) {
@@ -196,12 +224,17 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
       payload.setResultProcessor(() => upstreamStyleResponse(refusal.status, refusal.body, refusal.headers), 'application/json');
     },
 
-    onResponse({ request, response }) {
+    async onResponse(payload) {
+      const { request, response } = payload;
       const dropIn = dropInStateOf(request);
-      if (!dropIn || dropIn.refusal) return;
-      // `presented` is only set for a verified credential: a forged one was passed through above.
-      const headers = dropIn.credentialHeaders ?? (dropIn.presented ? echoedCredentialHeaders(dropIn.presented) : undefined);
-      for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);
+      if (!dropIn) return;
+      if (!dropIn.refusal) {
+        // `presented` is only set for a verified credential: a forged one was passed through above.
+        const headers = dropIn.credentialHeaders ?? (dropIn.presented ? echoedCredentialHeaders(dropIn.presented) : undefined);
+        for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);
+      }
+      // Every answer on the front, the gateway's own included, framed as the upstream frames its own.
+      payload.setResponse(await framedAsUpstream(response));
     },
   };
 }

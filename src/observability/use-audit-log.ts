@@ -5,7 +5,9 @@
  * through the drop-in front. It says who (the identity's kind, uid or account, environment, a
  * short hash of the session), from where (client address; the request id comes with every line),
  * what (root fields, how many statements the arguments name) and how it ended (`ok` or the error
- * code, and the status). It never holds an argument's value but the login's e-mail: no password,
+ * code, and the status). A mutation the drop-in front passes to the upstream without running it
+ * (its credential not verified yet) is written too, from what the front read of its document,
+ * naming the uid only when the upstream's answer authenticated it. It never holds an argument's value but the login's e-mail: no password,
  * credential, cookie, TIN or PDF.
  *
  * Placed after the error mapping, so it reads the codes the client gets; the line is written when
@@ -71,6 +73,12 @@ function statementCount(fields: readonly FieldNode[], variables: Record<string, 
     total += most;
   }
   return total;
+}
+
+/** The environment a drop-in front request acted in: its path's prefix, else X-Upstream-Environment. */
+function frontEnvironmentOf(url: URL, request: Request): 'production' | 'sandbox' {
+  const production = url.pathname.startsWith('/production/') || request.headers.get('x-upstream-environment')?.trim().toLowerCase() === 'production';
+  return production ? 'production' : 'sandbox';
 }
 
 /** The outcome of an answer the gateway did not build from a GraphQL result. */
@@ -149,13 +157,27 @@ export function useAuditLog({ log, cookieSecure }: AuditLogOptions): Plugin<Iden
         // The drop-in front's own sign-in and sign-out: the upstream's answer names the account.
         // A refused sign-in names the account it tried, as a refused login does (an e-mail only).
         const uid = response.headers.get('uid') ?? (front === 'sign_in' ? asEmail(dropInStateOf(request)?.signInEmail) : undefined);
-        const production = url.pathname.startsWith('/production/') || request.headers.get('x-upstream-environment')?.trim().toLowerCase() === 'production';
         entry = {
           action: front === 'sign_in' ? 'front.sign-in' : 'front.sign-out',
           outcome: response.ok ? 'ok' : httpOutcome(response.status, front === 'sign_in' ? 'INVALID_CREDENTIALS' : 'UNAUTHENTICATED'),
           actor: 'drop-in',
           ...(uid ? { uid: uid.slice(0, MAX_UID) } : {}),
-          environment: production ? 'production' : 'sandbox',
+          environment: frontEnvironmentOf(url, request),
+        };
+      }
+      const passed = dropInStateOf(request);
+      if (!entry && passed?.passedMutation) {
+        // Passed through (or refused by the front): the upstream's answer names the uid it authenticated.
+        const { fields, variables } = passed.passedMutation;
+        const uid = response.headers.get('uid');
+        entry = {
+          action: 'mutation',
+          outcome: passed.refusedWith ?? httpOutcome(response.status, 'UNAUTHENTICATED'),
+          actor: 'drop-in',
+          ...(uid ? { uid: uid.slice(0, MAX_UID) } : {}),
+          environment: frontEnvironmentOf(url, request),
+          fields: [...new Set(fields.map((field) => field.name.value))],
+          statements: statementCount(fields, variables),
         };
       }
       if (!entry && [401, 403, 429].includes(response.status)) {

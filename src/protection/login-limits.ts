@@ -2,8 +2,11 @@
  * Login limits, for `login` and the drop-in front's sign-in alike (the same counters, so an
  * attacker gains nothing by switching doors). Checked before the upstream is asked, in this order:
  *
- * 1. per client address (`login-address`, RATE_LIMIT_LOGIN_ADDRESS): every attempt, whatever the
- *    e-mail (credential stuffing). IPv6 addresses count by /64.
+ * 1. per client address (`login-address`, RATE_LIMIT_LOGIN_ADDRESS): failed attempts, whatever the
+ *    e-mail (credential stuffing). IPv6 addresses count by /64. A successful login takes back its
+ *    own attempt (and only it, never the address's other failures): a batch job behind one address
+ *    that signs in once per step (the upstream's tutorial clients do) is not refused, while an
+ *    attacker who signs in to an account of their own between guesses still counts every guess.
  * 2. per client address and e-mail (`login-email`, RATE_LIMIT_LOGIN): brute force on one account
  *    from one place. A successful login clears it, so only failures add up: a person who signs
  *    in six times in a quarter of an hour is not locked out.
@@ -110,7 +113,13 @@ export function createLoginLimits({ counters, accounts, limits, health, log, met
     async succeeded(attempt) {
       const key = keys(attempt);
       try {
-        await Promise.all([counters.reset(key.email, limits.login.windowMs), accounts.clear(key.account), accounts.learn(key.known, KNOWN_ADDRESS_MS)]);
+        await Promise.all([
+          // A weight of -1 under a limit nothing reaches: the attempt admit() counted, given back.
+          counters.hit(key.address, Number.MAX_SAFE_INTEGER, limits.loginPerAddress.windowMs, -1),
+          counters.reset(key.email, limits.login.windowMs),
+          accounts.clear(key.account),
+          accounts.learn(key.known, KNOWN_ADDRESS_MS),
+        ]);
       } catch (error) {
         health.failed(error);
       }

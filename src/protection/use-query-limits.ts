@@ -13,12 +13,12 @@
  * variables are not counted; the body limit bounds them).
  */
 import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError, type GatewayError } from '../errors';
 import { usePdfAnswerLimit } from './pdf-answer-limit';
@@ -57,6 +57,20 @@ export function queryTextRefusal(query: string, maxBytes: number): GatewayError 
   return gatewayError('QUERY_TOO_COMPLEX', `The query text is longer than ${maxBytes} bytes; pass bulk data in variables.`);
 }
 
+/**
+ * graphql-armor's depth, alias, directive and cost rules with the figures above: validation rules
+ * here, and run alone on the documents the drop-in front passes through without validating them.
+ * Each visits a fragment once (it keeps each fragment's figure), and throws its refusal.
+ */
+export function queryLimitRules(): ValidationRule[] {
+  return [
+    maxDepthRule({ n: QUERY_LIMITS.depth, flattenFragments: true }),
+    maxAliasesRule({ n: QUERY_LIMITS.aliases }),
+    maxDirectivesRule({ n: QUERY_LIMITS.directives }),
+    costLimitRule({ maxCost: QUERY_LIMITS.cost }),
+  ];
+}
+
 /** Refuses a query text over `maxBytes` before Yoga parses (or caches) it. */
 function useQueryTextLimit(maxBytes: number): Plugin {
   return {
@@ -71,10 +85,11 @@ export function useQueryLimits(options: QueryLimitsOptions): Plugin[] {
   const plugins: Plugin[] = [
     useQueryTextLimit(options.maxQueryBytes),
     maxTokensPlugin({ n: QUERY_LIMITS.tokens }),
-    maxDepthPlugin({ n: QUERY_LIMITS.depth, flattenFragments: true }),
-    maxAliasesPlugin({ n: QUERY_LIMITS.aliases }),
-    maxDirectivesPlugin({ n: QUERY_LIMITS.directives }),
-    costLimitPlugin({ maxCost: QUERY_LIMITS.cost }),
+    {
+      onValidate({ addValidationRule }) {
+        for (const rule of queryLimitRules()) addValidationRule(rule);
+      },
+    },
     blockFieldSuggestionsPlugin(),
     usePdfAnswerLimit(),
   ];

@@ -129,6 +129,38 @@ describe('the drop-in front over HTTP', () => {
     expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.uid)).toEqual([email]);
   });
 
+  it("answers its own refusals (401, 405, 400, 415, 413) with the standard reason phrase and a Content-Length, not chunked (regression)", async () => {
+    const email = await newUser('own-answers');
+    const credential = credentialOf(await raw(`${gateway.current.url}/v2/auth/sign_in`, 'POST', json, signInBody(email)));
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const answers = [
+      await raw(`${gateway.current.url}/v2/auth/sign_in`, 'POST', json, '{}'),
+      await raw(`${gateway.current.url}/v2/graphql`, 'GET', {}),
+      await raw(`${gateway.current.url}/production/v2/graphql`, 'POST', { ...json, 'x-upstream-environment': 'sandbox' }, '{"query":"{ __typename }"}'),
+      await raw(`${gateway.current.url}/v2/graphql`, 'POST', { 'content-type': 'multipart/form-data; boundary=x' }, '--x--'),
+      await raw(`${gateway.current.url}/v2/graphql`, 'POST', { ...form, ...credential }, 'query=%7B__typename%7D'),
+      await raw(`${gateway.current.url}/v2/graphql`, 'POST', json, JSON.stringify({ query: `{ __typename ${'x'.repeat(3_000_000)} }` })),
+    ];
+    expect(answers.map((answer) => `${answer.status} ${answer.reason}`)).toEqual(['401 Unauthorized', '405 Method Not Allowed', '400 Bad Request', '415 Unsupported Media Type', '415 Unsupported Media Type', '413 Payload Too Large']);
+    for (const answer of answers) {
+      expect(answer.headers['content-length'], `${answer.status}`).toBe(String(Buffer.byteLength(answer.body)));
+      expect(answer.headers['transfer-encoding'], `${answer.status}`).toBeUndefined();
+    }
+  });
+
+  it('answers malformed JSON on sign-in and GraphQL, with and without a verified credential, as the upstream does (regression)', async () => {
+    const email = await newUser('malformed');
+    const credential = credentialOf(await raw(`${gateway.current.url}/v2/auth/sign_in`, 'POST', json, signInBody(email)));
+    const malformed = '{"query": "{ __typename }"';
+    for (const [path, headers] of [['/v2/auth/sign_in', json], ['/v2/graphql', json], ['/v2/graphql', { ...json, ...credential }]] as const) {
+      const upstream = await raw(`${sandbox.url}${path}`, 'POST', headers, malformed);
+      const front = await raw(`${gateway.current.url}${path}`, 'POST', headers, malformed);
+      expect(upstream.body).toBe('{"status":400,"error":"Bad Request","errors":["There was a problem in the JSON you submitted"]}');
+      expect(framing(front), path).toEqual(framing(upstream));
+      expect(front.body, path).toBe(upstream.body);
+    }
+  });
+
   it('logs every front request with its path, status and uid, and never a token, client id or password', async () => {
     const email = await newUser('logs');
     const before = gateway.current.output().length;

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { control, DEMO_ACCOUNT } from '../support/emulator';
+import { control, DEMO_ACCOUNT, signIn } from '../support/emulator';
 import { Browser, useGatewayBehindRecordingProxy, type GraphqlAnswer } from '../support/gateway';
 import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../support/service-accounts';
 import { ADD_NEC, VALID_NEC } from '../support/statements';
@@ -141,6 +141,24 @@ describe('the audit trail', () => {
     expect(ok.status).toBe(200);
     for (const name of ['access-token', 'client']) secrets.add(ok.headers.get(name) ?? '');
     expect(await auditOf(ok)).toEqual([expect.objectContaining({ action: 'front.sign-in', outcome: 'ok', status: 200, actor: 'drop-in', uid: DEMO_ACCOUNT.email, environment: 'sandbox' })]);
+  });
+
+  it('writes the mutations the drop-in front passes through before it has verified their credential: in the headers, in the body, or none (regression)', async () => {
+    const credential = await signIn(sandbox.url);
+    for (const value of [credential['access-token'], credential.client]) secrets.add(value);
+    const front = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      fetch(`${gateway.current.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    // Signed in at the upstream itself: the gateway has not seen the credential (as after 60 s idle).
+    const finalize = await front({ query: 'mutation { finalizeStatements(uploaderIds: ["a-1", "a-2"]) { errors successCount } }' }, { ...credential });
+    expect(finalize.status).toBe(200);
+    expect(await auditOf(finalize)).toEqual([expect.objectContaining({ action: 'mutation', outcome: 'ok', status: 200, actor: 'drop-in', uid: DEMO_ACCOUNT.email, environment: 'sandbox', fields: ['finalizeStatements'], statements: 2, path: '/v2/graphql' })]);
+    const submit = await front({ query: 'mutation Submit($ids: [String!]) { submitStatements(uploaderIds: $ids) { errors successCount } }', variables: { ids: ['a-1'] }, ...credential });
+    expect(await auditOf(submit)).toEqual([expect.objectContaining({ action: 'mutation', outcome: 'ok', actor: 'drop-in', uid: DEMO_ACCOUNT.email, fields: ['submitStatements'], statements: 1 })]);
+    const anonymous = await front({ query: 'mutation { submitStatements(uploaderIds: ["a-1"]) { errors } }' });
+    expect(anonymous.status).toBe(401);
+    const [line] = await auditOf(anonymous);
+    expect(line).toEqual(expect.objectContaining({ action: 'mutation', outcome: 'UNAUTHENTICATED', status: 401, actor: 'drop-in', fields: ['submitStatements'] }));
+    expect(line?.uid).toBeUndefined();
   });
 
   it('logs none of the passwords, upstream tokens, client ids, cookies or TINs of the requests above', () => {

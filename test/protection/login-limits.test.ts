@@ -1,7 +1,7 @@
 /**
  * The login limits and the counters under them, in-process with a clock the test moves, against
  * both store implementations (memory, and a real Redis): failures per address and e-mail cleared
- * by a success, every attempt per address (IPv6 by /64), the per-account back-off, weighted hits.
+ * by a success, failed attempts per address (IPv6 by /64), the per-account back-off, weighted hits.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -80,7 +80,31 @@ for (const { name, open } of implementations) describe(`login limits on the ${na
     expect(await limits.admit(attempt(address(), mail))).toBeUndefined();
   });
 
-  it('counts every attempt per address, an IPv6 /64 as one address and an IPv4-mapped address as the IPv4 one', async () => {
+  it('admits a hundred successful sign-ins a minute from one address: a batch job signing in once per step is not refused (regression)', async () => {
+    const batch = address();
+    const accounts = [email(), email(), email()];
+    for (let login = 0; login < 100; login++) {
+      const who = attempt(batch, accounts[login % accounts.length] ?? '');
+      expect(await limits.admit(who)).toBeUndefined();
+      await limits.succeeded(who);
+    }
+  });
+
+  it('counts every failure of an address that signs in to an account of its own between them', async () => {
+    const attacker = address();
+    const own = attempt(attacker, email());
+    for (let guess = 0; guess < 29; guess++) {
+      expect(await limits.admit(attempt(attacker, email()))).toBeUndefined();
+      expect(await limits.admit(own)).toBeUndefined();
+      await limits.succeeded(own);
+    }
+    expect(await limits.admit(attempt(attacker, email()))).toBeUndefined();
+    // Thirty failures: the thirty-first attempt is refused, the right password of its own account too.
+    expect((await limits.admit(attempt(attacker, email())))?.code).toBe('RATE_LIMITED');
+    expect((await limits.admit(own))?.code).toBe('RATE_LIMITED');
+  });
+
+  it('counts failed attempts per address, an IPv6 /64 as one address and an IPv4-mapped address as the IPv4 one', async () => {
     for (let index = 0; index < 15; index++) expect(await limits.admit(attempt(`2001:db8:1:2::${index.toString(16)}`, email()))).toBeUndefined();
     for (let index = 0; index < 15; index++) expect(await limits.admit(attempt(`2001:db8:1:2:${index + 1}:ffff:abcd:1`, email()))).toBeUndefined();
     expect((await limits.admit(attempt('2001:db8:1:2:dead:beef::1', email())))?.code).toBe('RATE_LIMITED');

@@ -1,0 +1,51 @@
+/**
+ * Answers the drop-in front gives in the upstream's place (a wrong method, a refused limit, a body
+ * over the size limit, malformed JSON ...) framed as the upstream's HTTP server frames its own: the
+ * standard reason phrase and a Content-Length. A `Response` built without them goes out chunked
+ * with an empty reason phrase (`HTTP/1.1 401 `), which strict clients and the proxies in front of
+ * them read as a different answer from the upstream's.
+ *
+ * Malformed JSON gets the upstream's own answer (Rails' parameter parser, which the emulator
+ * copies), for the sign-in and GraphQL alike: clients written for the upstream read that shape.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { GraphQLParams } from 'graphql-yoga';
+import { gatewayError } from '../errors';
+import { JSON_HEADERS } from '../http/json-response';
+import { upstreamStyleResponse } from './pass-through';
+
+/** The upstream's body for a JSON body it cannot parse (status 400). */
+export const MALFORMED_JSON_BODY = { status: 400, error: 'Bad Request', errors: ['There was a problem in the JSON you submitted'] } as const;
+
+export function malformedJsonAnswer(): Response {
+  return upstreamStyleResponse(400, JSON.stringify(MALFORMED_JSON_BODY), JSON_HEADERS);
+}
+
+/**
+ * Yoga's request parser for the front's GraphQL that runs through the gateway (a verified
+ * credential; useRoutes let JSON bodies only through): Yoga's own answers malformed JSON with the
+ * gateway's error shape, this one with the upstream's.
+ */
+export async function frontJsonParser(request: Request): Promise<GraphQLParams | GraphQLParams[] | Response> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await request.text()) as unknown;
+  } catch {
+    return malformedJsonAnswer();
+  }
+  if (typeof parsed !== 'object' || parsed === null) throw gatewayError('BAD_REQUEST', `POST body is expected to be an object, not ${parsed === null ? 'null' : typeof parsed}.`);
+  return parsed as GraphQLParams | GraphQLParams[];
+}
+
+/**
+ * `response` with the standard reason phrase and a Content-Length. An answer that already has both
+ * (the upstream's, passed through) is returned as it is; one without a length is read whole: the
+ * front's own answers are small JSON errors, and Yoga's results carry their length.
+ */
+export async function framedAsUpstream(response: Response): Promise<Response> {
+  const reason = STATUS_CODES[response.status] ?? '';
+  const length = response.headers.get('content-length');
+  if (length !== null && response.statusText === reason) return response;
+  if (length !== null) return new Response(response.body, { status: response.status, statusText: reason, headers: response.headers });
+  return upstreamStyleResponse(response.status, await response.arrayBuffer(), response.headers);
+}

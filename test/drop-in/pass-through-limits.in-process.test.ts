@@ -1,0 +1,61 @@
+/**
+ * The front's limits on GraphQL it passes through, as functions: the cheap bounds and the root
+ * fields readPassThrough finds, and checkPassThrough refusing whenever a check fails, never letting
+ * a request through because a walk threw.
+ */
+import { GraphQLSchema } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { checkPassThrough, readPassThrough, type PassThroughRequest } from '../../src/drop-in/pass-through-limits';
+import { gatewayError, type GatewayError } from '../../src/errors';
+import { upstreamSchema } from '../support/upstream-schema';
+
+const JSON_TYPE = 'application/json';
+const body = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).buffer;
+
+function read(query: string, variables: Record<string, unknown> = {}): PassThroughRequest {
+  const request = readPassThrough(body({ query, variables }), JSON_TYPE, 100_000);
+  if (request === 'malformed') throw new Error('malformed');
+  return request;
+}
+
+/** The error `run` throws, or undefined. */
+function thrown(run: () => void): GatewayError | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    return error as GatewayError;
+  }
+}
+
+/** The upstream's schema, with getRootType replaced: what a walk sees when it fails. */
+function failingSchema(failure: () => never): GraphQLSchema {
+  const schema = new GraphQLSchema(upstreamSchema().toConfig());
+  schema.getRootType = failure;
+  return schema;
+}
+
+describe('the limits on GraphQL the front passes through', () => {
+  it('finds the root fields of the operation, aliases and fragments included, each fragment once', () => {
+    const request = read('mutation { a: confirmRegistration(token: "1") { response } ...F ...F } fragment F on Mutation { b: confirmRegistration(token: "2") { response } }');
+    expect(request.operation?.operation).toBe('mutation');
+    expect(request.fields.map((field) => field.alias?.value)).toEqual(['a', 'b']);
+  });
+
+  it('says malformed for JSON that does not parse, and refuses a text over the token limit before any walk', () => {
+    expect(readPassThrough(new TextEncoder().encode('{"query":').buffer, JSON_TYPE, 100_000)).toBe('malformed');
+    const tokens = `{ ${'__typename '.repeat(10_001)}}`;
+    expect(thrown(() => readPassThrough(body({ query: tokens }), JSON_TYPE, 1_000_000))?.code).toBe('QUERY_TOO_COMPLEX');
+  });
+
+  it('refuses with QUERY_TOO_COMPLEX when a check throws anything, never lets the request through (regression)', () => {
+    const request = read('{ getStatements { statements { nodes { otxId pdf } } } }');
+    expect(thrown(() => checkPassThrough(upstreamSchema(), request))).toBeUndefined();
+    const broken = thrown(() => checkPassThrough(failingSchema(() => { throw new TypeError('walk failed'); }), request));
+    expect(broken?.code).toBe('QUERY_TOO_COMPLEX');
+    expect(broken?.message).not.toContain('walk failed');
+    // The PDF walk's own refusal (over its cap of visited nodes) is the answer as it is.
+    const capped = gatewayError('QUERY_TOO_COMPLEX', 'Too many selections to count.');
+    expect(thrown(() => checkPassThrough(failingSchema(() => { throw capped; }), request))).toBe(capped);
+  });
+});
