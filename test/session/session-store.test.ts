@@ -293,7 +293,7 @@ describe('Sessions over the redis store', () => {
 
     const second = credential();
     const sealed = await sessions.rotate(before.session, second);
-    expect(sealed).toMatch(/^v2\./);
+    expect(sealed).toMatch(/^v3\./);
     expect(sealed).not.toContain(second.accessToken);
 
     const after = await sessions.resolve(id);
