@@ -24,7 +24,7 @@ const NAME_CHARS = 22;
 
 export interface DerivedKeys {
   /** The purpose's keys: under CREDENTIAL_KEY first, then under each previous key. */
-  keys(purpose: KeyPurpose): readonly Buffer[];
+  forPurpose(purpose: KeyPurpose): readonly Buffer[];
   /** A Redis key-name fragment for `parts` (an e-mail, a uid, a token...): keyed, never a bare hash. */
   name(...parts: readonly string[]): string;
   /** The same name under every configured key, current first (lookups and deletes after a rotation). */
@@ -48,20 +48,20 @@ export function createDerivedKeys(master: Buffer, previous: readonly Buffer[] = 
   if (master.length !== KEY_BYTES || previous.some((old) => old.length !== KEY_BYTES)) throw new Error('CREDENTIAL_KEY must be 32 bytes');
   const masters = [master, ...previous];
   const derived = new Map<KeyPurpose, readonly Buffer[]>();
-  const keys = (purpose: KeyPurpose): readonly Buffer[] => {
+  const forPurpose = (purpose: KeyPurpose): readonly Buffer[] => {
     let list = derived.get(purpose);
     if (!list) derived.set(purpose, (list = masters.map((key) => deriveKey(key, purpose))));
     return list;
   };
   const nameWith = (key: Buffer, parts: readonly string[]) => hmac(key, parts).toString('base64url').slice(0, NAME_CHARS);
   return {
-    keys,
-    name: (...parts) => nameWith(keys('names')[0] as Buffer, parts),
-    names: (...parts) => keys('names').map((key) => nameWith(key, parts)),
-    mac: (purpose, ...parts) => hmac(keys(purpose)[0] as Buffer, parts).toString('base64url'),
+    forPurpose,
+    name: (...parts) => nameWith(forPurpose('names')[0] as Buffer, parts),
+    names: (...parts) => forPurpose('names').map((key) => nameWith(key, parts)),
+    mac: (purpose, ...parts) => hmac(forPurpose(purpose)[0] as Buffer, parts).toString('base64url'),
     verify(purpose, tag, ...parts) {
       const given = Buffer.from(tag, 'base64url');
-      return keys(purpose).some((key) => {
+      return forPurpose(purpose).some((key) => {
         const expected = hmac(key, parts);
         return given.length === expected.length && timingSafeEqual(given, expected);
       });

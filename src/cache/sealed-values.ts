@@ -45,7 +45,7 @@ export interface SealedValues {
 
 export interface SealedValuesOptions {
   /** Derived from CREDENTIAL_KEY (or the process's random key) and CREDENTIAL_KEY_PREVIOUS, whose entries still open. */
-  readonly keys: Pick<DerivedKeys, 'keys' | 'names'>;
+  readonly keys: Pick<DerivedKeys, 'forPurpose' | 'names'>;
   /** Derived keys remembered (per group): HKDF runs once per identity, not once per read. */
   readonly maxGroups?: number;
 }
@@ -59,7 +59,7 @@ function aad(format: string, group: string, id: string): Buffer {
 }
 
 export function createSealedValues({ keys: purposeKeys, maxGroups = 10_000 }: SealedValuesOptions): SealedValues {
-  const masters = purposeKeys.keys('cache');
+  const masters = purposeKeys.forPurpose('cache');
   const derived = new LRUCache<string, { sealing: Buffer[]; naming: Buffer[]; groups: string[] }>({ max: maxGroups });
   // The info names the purpose and the group (which names the identity scope and the cache).
   const derive = (group: string, purpose: string) => masters.map((master) => Buffer.from(hkdfSync('sha256', master, HKDF_SALT, `cache ${purpose} of ${group}`, 32)));
