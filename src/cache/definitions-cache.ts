@@ -10,8 +10,13 @@
  *   every `retryMs`.
  * - Single flight: concurrent misses in one process share one call; across replicas a Redis
  *   lock elects one caller and the others wait for its release message, then read its entry.
+ * - The shared entry is public data, stored in clear but MACed (the `definitions` key derived from
+ *   CREDENTIAL_KEY) with its namespace and time: an entry planted or edited in Redis (a blank form
+ *   that would reach every user), or moved from another environment, is a miss, logged and
+ *   counted, and never served.
  */
 import { randomUUID } from 'node:crypto';
+import type { DerivedKeys } from '../derived-keys';
 import type { UpstreamTarget } from '../upstream/target';
 import { findGatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
@@ -29,6 +34,8 @@ export type FetchDefinitions = () => Promise<DefinitionsPayload>;
 
 export interface DefinitionsCacheOptions {
   readonly store: CacheStore;
+  /** MACs the shared entry, and verifies it under the current or a previous key. */
+  readonly keys: Pick<DerivedKeys, 'mac' | 'verify'>;
   readonly metrics: GatewayMetrics;
   readonly log: LogEvents;
   readonly freshMs: number;
@@ -171,7 +178,9 @@ export class DefinitionsCache {
     this.local.set(namespace, { fetchedAt, payload, checkedAt: fetchedAt });
     const { freshMs, staleIfErrorMs, store } = this.options;
     const ttl = freshMs + staleIfErrorMs;
-    await store.set(cacheKeys.definitions(namespace), `${fetchedAt}\n${JSON.stringify(payload)}`, ttl);
+    const json = JSON.stringify(payload);
+    const tag = this.options.keys.mac('definitions', namespace, String(fetchedAt), json);
+    await store.set(cacheKeys.definitions(namespace), `${fetchedAt}\n${tag}\n${json}`, ttl);
     // Written after the entry: a replica that sees this time finds an entry at least as new.
     await store.set(cacheKeys.definitionsFetchedAt(namespace), String(fetchedAt), ttl);
     return payload;
@@ -188,10 +197,18 @@ export class DefinitionsCache {
     const text = await store.get(cacheKeys.definitions(namespace));
     if (!text) return undefined;
     const newline = text.indexOf('\n');
-    const fetchedAt = Number(text.slice(0, newline));
+    const second = text.indexOf('\n', newline + 1);
+    const stampText = text.slice(0, newline);
+    const fetchedAt = Number(stampText);
     if (newline < 0 || !Number.isFinite(fetchedAt) || fetchedAt <= newerThan) return undefined;
+    const json = text.slice(second + 1);
+    if (second < 0 || !this.options.keys.verify('definitions', text.slice(newline + 1, second), namespace, stampText, json)) {
+      this.options.metrics.cacheStoreError('open');
+      this.options.log.cacheEntryRejected({ cache: 'definitions', namespace });
+      return undefined;
+    }
     try {
-      return { fetchedAt, payload: JSON.parse(text.slice(newline + 1)) as DefinitionsPayload, checkedAt: this.clock() };
+      return { fetchedAt, payload: JSON.parse(json) as DefinitionsPayload, checkedAt: this.clock() };
     } catch {
       return undefined;
     }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema } from 'graphql';
 import type { GatewayConfig } from '../config';
+import type { DerivedKeys } from '../derived-keys';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
@@ -29,20 +30,21 @@ const UPSTREAM_SDL = path.resolve(__dirname, '..', '..', 'sources', 'statement-f
 export interface CachesOptions {
   readonly config: GatewayConfig;
   readonly store: CacheStore;
-  /** The key statement reads and PDFs are sealed under: CREDENTIAL_KEY, or the process's own. */
-  readonly key: Buffer;
+  /** Derived from CREDENTIAL_KEY (or the process's own key): seal reads and PDFs, name groups, MAC definitions. */
+  readonly keys: DerivedKeys;
   readonly health: StoreHealth;
   readonly metrics: GatewayMetrics;
   readonly log: LogEvents;
   readonly clock?: () => number;
 }
 
-export function createCaches({ config, store, key, health, metrics, log, clock }: CachesOptions): Caches {
-  const shared = sealGroupMembers(failOpen(store, { health, metrics }), createSealedValues({ key, previous: config.previousCredentialKeys }), () => metrics.cacheStoreError('open'));
+export function createCaches({ config, store, keys, health, metrics, log, clock }: CachesOptions): Caches {
+  const shared = sealGroupMembers(failOpen(store, { health, metrics }), createSealedValues({ keys }), () => metrics.cacheStoreError('open'));
   return {
     store: shared,
     definitions: new DefinitionsCache({
       store: shared,
+      keys,
       metrics,
       log,
       freshMs: config.cache.definitionsFreshMs,

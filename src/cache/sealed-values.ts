@@ -7,13 +7,18 @@
  *
  * Member ids and aliases (otxIds, uploaderIds, which a client may have written names into) are
  * stored under a keyed hash of themselves (HMAC-SHA256 with another key derived the same way), so
- * key names and indexes show no statement field either.
+ * key names and indexes show no statement field either. A group's hash tag (which names the
+ * identity) is replaced by an HMAC of it under the derived key-names key, keeping the upstream's
+ * namespace readable: Redis holds no e-mail, nor a bare hash of one that a list of e-mails could
+ * be tested against. After a rotation, a member missing from the current key's group is looked
+ * for in each previous key's group, and drops reach every key's group.
  * An entry that does not open (another key, tampered with, an older clear-text entry) is a miss,
  * never an error: the read goes to the upstream and the new answer replaces the entry.
  * The definitions payload is public and stays in clear (it does not go through groups).
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { DerivedKeys } from '../derived-keys';
 import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry } from './store';
 
 const IV_BYTES = 12;
@@ -25,6 +30,8 @@ const TAG_BYTES = 16;
 const TEXT = 's1t';
 const BYTES = 's1b';
 const HKDF_SALT = Buffer.from('statement-gateway cache');
+/** `<prefix>{<hash tag>}<suffix>`: the tag names the identity, and keeps a group in one Cluster slot. */
+const TAGGED = /^([^{]*)\{([^}]*)\}(.*)$/s;
 
 export interface SealedValues {
   seal(group: string, id: string, value: string): string;
@@ -32,13 +39,13 @@ export interface SealedValues {
   open(group: string, id: string, sealed: string): string | null;
   /** The stored name of a member id or alias: under the current key first, then each previous key. */
   names(group: string, id: string): string[];
+  /** The stored name of a group (its hash tag keyed), in the same order. */
+  groups(group: string): string[];
 }
 
 export interface SealedValuesOptions {
-  /** CREDENTIAL_KEY (or the process's random key without one). */
-  readonly key: Buffer;
-  /** CREDENTIAL_KEY_PREVIOUS: entries they sealed still open. */
-  readonly previous?: readonly Buffer[];
+  /** Derived from CREDENTIAL_KEY (or the process's random key) and CREDENTIAL_KEY_PREVIOUS, whose entries still open. */
+  readonly keys: Pick<DerivedKeys, 'forPurpose' | 'names'>;
   /** Derived keys remembered (per group): HKDF runs once per identity, not once per read. */
   readonly maxGroups?: number;
 }
@@ -51,18 +58,23 @@ function aad(format: string, group: string, id: string): Buffer {
   return Buffer.from(`${format}\0${group}\0${id}`);
 }
 
-export function createSealedValues({ key, previous = [], maxGroups = 10_000 }: SealedValuesOptions): SealedValues {
-  if (key.length !== 32 || previous.some((old) => old.length !== 32)) throw new Error('CREDENTIAL_KEY must be 32 bytes');
-  const masters = [key, ...previous];
-  const derived = new LRUCache<string, { sealing: Buffer[]; naming: Buffer[] }>({ max: maxGroups });
+export function createSealedValues({ keys: purposeKeys, maxGroups = 10_000 }: SealedValuesOptions): SealedValues {
+  const masters = purposeKeys.forPurpose('cache');
+  const derived = new LRUCache<string, { sealing: Buffer[]; naming: Buffer[]; groups: string[] }>({ max: maxGroups });
   // The info names the purpose and the group (which names the identity scope and the cache).
   const derive = (group: string, purpose: string) => masters.map((master) => Buffer.from(hkdfSync('sha256', master, HKDF_SALT, `cache ${purpose} of ${group}`, 32)));
   const derivedOf = (group: string) => {
     let keys = derived.get(group);
-    if (!keys) derived.set(group, (keys = { sealing: derive(group, 'entries'), naming: derive(group, 'names') }));
+    if (!keys) derived.set(group, (keys = { sealing: derive(group, 'entries'), naming: derive(group, 'names'), groups: keyedGroups(group) }));
     return keys;
   };
   const keysOf = (group: string): Buffer[] => derivedOf(group).sealing;
+  const keyedGroups = (group: string): string[] => {
+    const [, prefix = '', tag = group, suffix = ''] = TAGGED.exec(group) ?? [];
+    const colon = tag.indexOf(':');
+    const namespace = colon > 0 ? tag.slice(0, colon + 1) : '';
+    return purposeKeys.names('cache scope', tag).map((name) => `${prefix}{${namespace}${name}}${suffix}`);
+  };
 
   return {
     seal(group, id, value) {
@@ -94,49 +106,60 @@ export function createSealedValues({ key, previous = [], maxGroups = 10_000 }: S
     names(group, id) {
       return derivedOf(group).naming.map((key) => createHmac('sha256', key).update(id).digest('base64url').slice(0, 22));
     },
+    groups(group) {
+      return derivedOf(group).groups;
+    },
   };
 }
 
 /**
  * The store with every group member sealed on the way in and opened on the way out (a member
- * that does not open reads as absent, and is reported to `onUnopened`), under its keyed name. After a key rotation a member is
- * looked up under each key's name, and dropped under all of them.
+ * that does not open reads as absent, and is reported to `onUnopened`), under its keyed name in
+ * its keyed group. After a key rotation a member missing from the current key's group is looked
+ * up in each previous key's group, and drops reach every key's group.
  * Keys and single values (definitions, locks) pass as they are.
  */
 export function sealGroupMembers(store: CacheStore, values: SealedValues, onUnopened: () => void = () => undefined): CacheStore {
-  const allNames = (group: string, ids: readonly string[]) => ids.flatMap((id) => values.names(group, id));
+  const nameIn = (group: string, k: number) => (id: string) => values.names(group, id)[k] ?? id;
   return {
     ...store,
     async getMembers(group, ids) {
-      const names = ids.map((id) => values.names(group, id));
-      const width = names[0]?.length ?? 1;
-      const read = await store.getMembers(group, names.flat());
-      const opened = ids.map((id, i) => {
-        for (let k = 0; k < width; k++) {
-          const sealed = read.values[i * width + k];
-          if (sealed == null) continue;
-          const value = values.open(group, id, sealed);
-          if (value !== null) return value;
+      const stored = values.groups(group);
+      const opened: (string | null)[] = ids.map(() => null);
+      let generation: string | undefined;
+      for (let k = 0; k < stored.length; k++) {
+        // The current key's group always (its generation guards the write after); older ones for what is missing.
+        const wanted = ids.flatMap((id, i) => (opened[i] === null ? [i] : []));
+        if (k > 0 && wanted.length === 0) break;
+        const read = await store.getMembers(stored[k] as string, wanted.map((i) => nameIn(group, k)(ids[i] as string)));
+        generation ??= read.generation;
+        wanted.forEach((i, n) => {
+          const sealed = read.values[n];
+          if (sealed == null) return;
+          opened[i] = values.open(group, ids[i] as string, sealed);
           // Replicas with different keys miss on each other's entries: visible, not silent.
-          onUnopened();
-        }
-        return null;
-      });
-      return { ...read, values: opened };
+          if (opened[i] === null) onUnopened();
+        });
+      }
+      return { values: opened, generation: generation ?? UNKNOWN_GENERATION };
     },
     putMembers(group, entries, ttlMs, generation, maxMembers) {
       // Nothing would be written: skip the sealing too.
       if (generation === UNKNOWN_GENERATION || entries.length === 0) return Promise.resolve();
+      const name = nameIn(group, 0);
       const sealed = entries.map((entry): GroupEntry => ({
-        id: values.names(group, entry.id)[0] ?? entry.id,
+        id: name(entry.id),
         value: values.seal(group, entry.id, entry.value),
-        ...(entry.aliases ? { aliases: entry.aliases.map((alias) => values.names(group, alias)[0] ?? alias) } : {}),
+        ...(entry.aliases ? { aliases: entry.aliases.map(name) } : {}),
       }));
-      return store.putMembers(group, sealed, ttlMs, generation, maxMembers);
+      return store.putMembers(values.groups(group)[0] as string, sealed, ttlMs, generation, maxMembers);
     },
-    dropMembers(group, selection) {
-      if (selection === 'all') return store.dropMembers(group, selection);
-      return store.dropMembers(group, { ids: allNames(group, selection.ids), aliases: allNames(group, selection.aliases) });
+    async dropMembers(group, selection) {
+      await Promise.all(
+        values.groups(group).map((stored, k) =>
+          store.dropMembers(stored, selection === 'all' ? selection : { ids: selection.ids.map(nameIn(group, k)), aliases: selection.aliases.map(nameIn(group, k)) }),
+        ),
+      );
     },
   };
 }

@@ -6,19 +6,26 @@
  * sandbox credential is never sent to production, nor a credential used as another person.
  * The tag length is pinned (16 bytes) and a payload too short to hold IV and tag is refused,
  * so a truncated tag cannot weaken the check.
+ * A session's absolute end is bound too, so editing it in the store does not extend the session.
+ * The key is the `credentials` key derived from CREDENTIAL_KEY (derived-keys.ts), never the
+ * master key itself.
  * Rotation: new text is sealed with the current key; text sealed with a previous key still opens
  * until those keys are dropped (CREDENTIAL_KEY_PREVIOUS).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { deriveKey } from '../derived-keys';
 import type { Environment } from '../environment';
 import type { UpstreamCredential } from './types';
 
 /**
- * v2 binds record, environment and uid. v1 (record only, written by earlier gateways) still opens
- * while such sessions live, provided the uid sealed inside matches the record's.
+ * v3 binds record, environment, uid and absolute end under the derived key. Written by earlier
+ * gateways, under CREDENTIAL_KEY itself, and still opened while such sessions live: v2 (record,
+ * environment, uid) and v1 (record only, provided the uid sealed inside matches the record's).
  */
-const VERSION = 'v2';
+const VERSION = 'v3';
+const V2 = 'v2';
 const LEGACY_VERSION = 'v1';
+const VERSIONS = new Set([VERSION, V2, LEGACY_VERSION]);
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -29,6 +36,13 @@ export interface CredentialBinding {
   readonly environment: Environment;
   /** The uid the record says the credential is for. */
   readonly uid: string;
+  /** A session's absolute end (epoch ms), which the store keeps beside the credential. */
+  readonly absoluteExpiresAt?: number;
+}
+
+/** Sealed by an earlier gateway (v1, v2): its binding lacks what v3 binds (a session's absolute end). */
+export function isLegacySealed(sealed: string): boolean {
+  return !sealed.startsWith(`${VERSION}.`);
 }
 
 export interface CredentialCipher {
@@ -39,7 +53,8 @@ export interface CredentialCipher {
 
 function associatedData(version: string, binding: CredentialBinding): Buffer {
   if (version === LEGACY_VERSION) return Buffer.from(binding.record);
-  return Buffer.from(JSON.stringify([version, binding.record, binding.environment, binding.uid]));
+  if (version === V2) return Buffer.from(JSON.stringify([version, binding.record, binding.environment, binding.uid]));
+  return Buffer.from(JSON.stringify([version, binding.record, binding.environment, binding.uid, binding.absoluteExpiresAt ?? null]));
 }
 
 function openWith(key: Buffer, raw: Buffer, aad: Buffer): string {
@@ -51,24 +66,25 @@ function openWith(key: Buffer, raw: Buffer, aad: Buffer): string {
 
 export function createCredentialCipher(key: Buffer, previous: readonly Buffer[] = []): CredentialCipher {
   if (key.length !== 32 || previous.some((old) => old.length !== 32)) throw new Error('CREDENTIAL_KEY must be 32 bytes');
-  const keys = [key, ...previous];
+  const masters = [key, ...previous];
+  const derived = masters.map((master) => deriveKey(master, 'credentials'));
   return {
     seal(credential, binding) {
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+      const cipher = createCipheriv('aes-256-gcm', derived[0] as Buffer, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(associatedData(VERSION, binding));
       const body = Buffer.concat([cipher.update(JSON.stringify(credential), 'utf8'), cipher.final()]);
       return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
     },
     open(sealed, binding) {
       const [version = '', payload, extra] = sealed.split('.');
-      if ((version !== VERSION && version !== LEGACY_VERSION) || !payload || extra !== undefined) throw new Error('unknown credential format');
+      if (!VERSIONS.has(version) || !payload || extra !== undefined) throw new Error('unknown credential format');
       const raw = Buffer.from(payload, 'base64url');
       // A sealed credential is never empty: a payload not longer than IV and a whole tag is refused.
       if (raw.length <= IV_BYTES + TAG_BYTES) throw new Error('credential too short');
       const aad = associatedData(version, binding);
       let text: string | undefined;
-      for (const candidate of keys) {
+      for (const candidate of version === VERSION ? derived : masters) {
         try {
           text = openWith(candidate, raw, aad);
           break;

@@ -4,9 +4,9 @@
  * other request through to the upstream, so caches may answer for this one). The upstream's
  * credential headers go back to the client; an upstream 401 is passed on as the upstream's answer.
  */
-import { hash } from 'node:crypto';
 import type { UpstreamCredential } from '../credentials/types';
 import { credentialFromHeaders } from '../credentials/types';
+import type { DerivedKeys } from '../derived-keys';
 import type { Environment } from '../environment';
 import { gatewayError } from '../errors';
 import type { IdentityDescription, IdentityStrategy, RequestIdentity } from '../identity/identity';
@@ -20,11 +20,12 @@ import { credentialDigest, type VerifiedCredentials } from './verified-credentia
 export interface DropInDependencies {
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
   readonly verified: VerifiedCredentials;
+  /** Names the rate-limit key (a Redis key) by an HMAC, never a bare hash of the uid. */
+  readonly keys: Pick<DerivedKeys, 'name'>;
   readonly clock: () => number;
 }
 
 const MAX_UID = 254;
-const digest = (...parts: string[]) => hash('sha256', parts.join('\0'), 'base64url');
 
 /**
  * The upstream a front request acts on (the path's prefix, else `X-Upstream-Environment`), the
@@ -54,7 +55,7 @@ export class DropInIdentity implements RequestIdentity {
   }
   get rateLimitKey(): string {
     // One API client's credential, as a browser's session: its environment, uid and client.
-    return `front:${digest(this.upstream.environment, this.current.uid, this.current.client)}`;
+    return `front:${this.dependencies.keys.name('front rate', this.upstream.environment, this.current.uid, this.current.client)}`;
   }
   get description(): IdentityDescription {
     return { actor: 'drop-in', uid: this.current.uid.slice(0, MAX_UID), environment: this.upstream.environment };

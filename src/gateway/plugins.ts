@@ -57,7 +57,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
   // Who a request acts as, in this order: the drop-in front's credential, the session cookie, an API key.
   const identities = [
-    dropInStrategy({ upstreams, verified: runtime.verifiedCredentials, clock }),
+    dropInStrategy({ upstreams, verified: runtime.verifiedCredentials, keys: runtime.keys, clock }),
     browserSessionStrategy(sessionDependencies),
     serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
   ];

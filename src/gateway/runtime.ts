@@ -15,6 +15,7 @@ import type { CacheStore } from '../cache/store';
 import type { GatewayConfig } from '../config';
 import { createServiceAccounts, type ServiceAccounts } from '../credentials';
 import { createCredentialCipher } from '../credentials/cipher';
+import { createDerivedKeys, type DerivedKeys } from '../derived-keys';
 import { createVerifiedCredentials, type VerifiedCredentials } from '../drop-in/verified-credentials';
 import { startEmbeddedUpstreams, type EmbeddedUpstreams } from '../embedded-upstreams';
 import { ENVIRONMENTS, type Environment } from '../environment';
@@ -50,6 +51,8 @@ export interface GatewayRuntime {
   readonly rateLimits: RateLimitStore;
   /** Login limits (per address, address and e-mail, account), for `login` and the front's sign-in. */
   readonly loginLimits: LoginLimits;
+  /** Keys derived from CREDENTIAL_KEY per purpose (MACs, keyed Redis key names). */
+  readonly keys: DerivedKeys;
   /** The drop-in front's record of credentials the upstream accepted. */
   readonly verifiedCredentials: VerifiedCredentials;
   /** Plans per document for the fast path (src/fast-path/); told the upstream's schema at start. */
@@ -84,9 +87,10 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     store = createMemorySessionStore();
   }
   const metrics = createMetrics();
-  // Without CREDENTIAL_KEY (memory stores only), a key of this process seals the credentials and
-  // the cached statements alike.
+  // Without CREDENTIAL_KEY (memory stores only), a key of this process is the root of every
+  // derived key (credentials, caches, MACs, key names) instead.
   const credentialKey = config.credentialKey ?? randomBytes(32);
+  const keys = createDerivedKeys(credentialKey, config.previousCredentialKeys);
   const cipher = createCredentialCipher(credentialKey, config.previousCredentialKeys);
   // With Redis, replicas remember a resolved session for a moment (src/session/session-cache.ts).
   const sessionCache =
@@ -120,7 +124,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   } else {
     cacheStore = createMemoryCacheStore();
   }
-  const caches = createCaches({ config, store: cacheStore, key: credentialKey, health: cacheHealth, metrics, log, clock });
+  const caches = createCaches({ config, store: cacheStore, keys, health: cacheHealth, metrics, log, clock });
 
   const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics });
   const serviceAccounts = createServiceAccounts({
@@ -135,13 +139,14 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     // Logins fail closed: these counters throw while Redis is away.
     counters: rateLimitsFailClosed,
     accounts: redis ? createRedisAccountBackoff(redis, clock) : createMemoryAccountBackoff(clock),
-    limits: config.limits, health: sessionStoreHealth, log, metrics,
+    limits: config.limits, health: sessionStoreHealth, log, metrics, names: keys,
   });
 
   let closing: Promise<void> | undefined;
   return {
     config, logger, log, clock, metrics, upstreams, upstreamFetch, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
-    verifiedCredentials: createVerifiedCredentials(redis),
+    keys,
+    verifiedCredentials: createVerifiedCredentials(redis, { keys, clock }),
     plans: new DocumentPlans(),
     forwarder: createForwarder({ upstreamFetch, log, metrics }),
     ...(embedded ? { embedded } : {}),

@@ -92,6 +92,10 @@ export function createLogEvents(logger: Logger) {
     cacheRefreshFailed(fields: { cache: string; environment: Environment; error: unknown }) {
       logger.warn({ event: 'cache.refresh-failed', cache: fields.cache, environment: fields.environment, error: describe(fields.error) }, 'cache refresh failed');
     },
+    /** A shared cache entry failed its MAC (planted, edited, or of another key): a miss, never served. */
+    cacheEntryRejected(fields: { cache: string; namespace: string }) {
+      logger.warn({ event: 'cache.entry-rejected', ...fields }, 'cache entry failed verification');
+    },
     unexpectedError(fields: { error: unknown; operation?: string }) {
       const { error, ...rest } = fields;
       logger.error({ event: 'request.unexpected-error', ...rest, error: describe(error) }, 'unexpected error');

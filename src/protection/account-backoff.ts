@@ -116,7 +116,7 @@ interface BackoffCommands {
   sgwLoginAccountAttempt(key: string, now: number, max: number, windowMs: number, capMs: number): Promise<[number, string]>;
 }
 
-/** `sgw:rate:{login-account:<hash>}`: one key per account (the caller hashes the e-mail). */
+/** `sgw:rate:{login-account:<HMAC>}`: one key per account (the caller names it by an HMAC of the e-mail, login-limits.ts). */
 const stateKey = (key: string) => `sgw:rate:{${key}}`;
 
 export function createRedisAccountBackoff(redis: RedisClient, clock: () => number = Date.now): AccountBackoffStore {

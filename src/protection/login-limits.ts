@@ -25,11 +25,13 @@
  * side. While limited, the right password is refused too: the upstream is not asked.
  *
  * These fail closed: while the store cannot be reached, logins answer SESSION_STORE_UNAVAILABLE
- * (no session could be kept anyway) rather than allowing unlimited guesses. Keys hold hashes,
- * never an address or e-mail.
+ * (no session could be kept anyway) rather than allowing unlimited guesses. Keys hold HMACs under
+ * the key-names key derived from CREDENTIAL_KEY, never an address or e-mail, nor a bare hash that
+ * a Redis reader could test a list of e-mails against. A CREDENTIAL_KEY rotation therefore starts
+ * these counters afresh, once.
  */
-import { createHash } from 'node:crypto';
 import type { LimitsConfig } from '../config';
+import type { DerivedKeys } from '../derived-keys';
 import type { Environment } from '../environment';
 import { gatewayError, type GatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
@@ -68,23 +70,24 @@ export interface LoginLimitsOptions {
   readonly health: StoreHealth;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
+  /** Names the counters' keys (HMAC), so no key shows or lets anyone test an e-mail. */
+  readonly names: Pick<DerivedKeys, 'name'>;
 }
 
-const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\0')).digest('base64url');
-
-function keys(attempt: LoginAttempt) {
+function keysWith(names: LoginLimitsOptions['names'], attempt: LoginAttempt) {
   const group = addressGroup(attempt.address);
   const email = attempt.email.trim().toLowerCase();
   return {
-    address: `login-address:${digest(group)}`,
-    email: `login-email:${digest(attempt.environment, group, email)}`,
-    account: `login-account:${digest(attempt.environment, email)}`,
-    known: `login-known:${digest(attempt.environment, email, group)}`,
+    address: `login-address:${names.name('login-address', group)}`,
+    email: `login-email:${names.name('login-email', attempt.environment, group, email)}`,
+    account: `login-account:${names.name('login-account', attempt.environment, email)}`,
+    known: `login-known:${names.name('login-known', attempt.environment, email, group)}`,
   };
 }
 
-export function createLoginLimits({ counters, accounts, limits, health, log, metrics }: LoginLimitsOptions): LoginLimits {
-  const checks = (key: ReturnType<typeof keys>): [string, () => Promise<RateDecision>][] => [
+export function createLoginLimits({ counters, accounts, limits, health, log, metrics, names }: LoginLimitsOptions): LoginLimits {
+  const keys = (attempt: LoginAttempt) => keysWith(names, attempt);
+  const checks = (key: ReturnType<typeof keysWith>): [string, () => Promise<RateDecision>][] => [
     ['login-address', () => counters.hit(key.address, limits.loginPerAddress.max, limits.loginPerAddress.windowMs)],
     ['login-email', () => counters.hit(key.email, limits.login.max, limits.login.windowMs)],
     [

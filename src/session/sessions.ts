@@ -1,10 +1,15 @@
 /**
  * Browser sessions: an opaque id in the cookie, the upstream credential sealed in the store under
  * a hash of that id. A stolen store dump yields neither a usable cookie nor a usable token.
+ * The seal binds the record, uid, environment and absolute end (credentials/cipher.ts): a record
+ * whose uid, environment or absolute end was edited in the store does not open, and is deleted,
+ * so write access to Redis cannot extend a session or move it to another person.
+ * The store key stays a plain SHA-256 of the id: the id is 256 random bits, so its hash lets
+ * nobody test a guess, and every live session keeps its key across a CREDENTIAL_KEY rotation.
  */
 import { hash, randomBytes } from 'node:crypto';
 import type { Environment } from '../environment';
-import type { CredentialCipher } from '../credentials/cipher';
+import { isLegacySealed, type CredentialCipher } from '../credentials/cipher';
 import type { UpstreamCredential } from '../credentials/types';
 import type { SessionCache } from './session-cache';
 import type { SessionStore } from './store';
@@ -12,6 +17,8 @@ import type { SessionStore } from './store';
 /** 256 bits from the CSPRNG, base64url (43 characters). */
 const ID_BYTES = 32;
 const ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** How long a rolling restart may take: older replicas still seal sessions the old way meanwhile. */
+const LEGACY_ROLLOUT_MS = 60 * 60_000;
 
 export interface ActiveSession {
   /** The store key (hash of the id); never the id itself. */
@@ -54,9 +61,16 @@ export function sessionAuditId(key: string): string {
 
 export class Sessions {
   private readonly clock: () => number;
+  /**
+   * Sessions sealed by an earlier gateway did not bind their absolute end: one rollout long they
+   * still open, but end no later than one absolute timeout (and a rolling restart's hour, during
+   * which older replicas still create them) after this gateway started, whatever the store says.
+   */
+  private readonly legacyEnd: number;
 
   constructor(private readonly options: SessionsOptions) {
     this.clock = options.clock ?? Date.now;
+    this.legacyEnd = this.clock() + options.absoluteMs + LEGACY_ROLLOUT_MS;
   }
 
   get store(): SessionStore {
@@ -68,8 +82,8 @@ export class Sessions {
     const id = randomBytes(ID_BYTES).toString('base64url');
     const key = sessionKey(id);
     const now = this.clock();
-    const sealed = this.options.cipher.seal(credential, { record: key, environment, uid: credential.uid });
     const absoluteExpiresAt = now + this.options.absoluteMs;
+    const sealed = this.options.cipher.seal(credential, { record: key, environment, uid: credential.uid, absoluteExpiresAt });
     await this.options.store.create(
       key,
       { uid: credential.uid, environment, credential: sealed, createdAt: now, absoluteExpiresAt },
@@ -98,14 +112,20 @@ export class Sessions {
     const result = await this.options.store.touch(key, this.options.idleMs, now);
     if (result.status !== 'active') return result;
     const { record } = result;
+    const binding = { record: key, environment: record.environment, uid: record.uid, absoluteExpiresAt: record.absoluteExpiresAt };
     let credential: UpstreamCredential;
     try {
-      credential = this.options.cipher.open(record.credential, { record: key, environment: record.environment, uid: record.uid });
+      credential = this.options.cipher.open(record.credential, binding);
     } catch {
-      // Sealed with another key (CREDENTIAL_KEY rotated), tampered with, or its clear uid or
-      // environment altered in the store: unusable.
+      // Sealed with another key (CREDENTIAL_KEY rotated), tampered with, or its clear uid,
+      // environment or absolute end altered in the store: unusable.
       await this.options.store.delete(key);
       return { status: 'missing' };
+    }
+    const absoluteExpiresAt = isLegacySealed(record.credential) ? Math.min(record.absoluteExpiresAt, this.legacyEnd) : record.absoluteExpiresAt;
+    if (absoluteExpiresAt <= now) {
+      await this.options.store.delete(key);
+      return { status: 'expired' };
     }
     return {
       status: 'active',
@@ -115,8 +135,8 @@ export class Sessions {
         environment: record.environment,
         credential,
         sealed: record.credential,
-        absoluteExpiresAt: record.absoluteExpiresAt,
-        idleExpiresAt: Math.min(record.absoluteExpiresAt, now + this.options.idleMs),
+        absoluteExpiresAt,
+        idleExpiresAt: Math.min(absoluteExpiresAt, now + this.options.idleMs),
       },
     };
   }
@@ -126,7 +146,8 @@ export class Sessions {
    * Returns the new sealed text, or undefined when a newer credential won.
    */
   async rotate(session: ActiveSession, next: UpstreamCredential): Promise<string | undefined> {
-    const sealed = this.options.cipher.seal(next, { record: session.key, environment: session.environment, uid: session.uid });
+    const binding = { record: session.key, environment: session.environment, uid: session.uid, absoluteExpiresAt: session.absoluteExpiresAt };
+    const sealed = this.options.cipher.seal(next, binding);
     return (await this.changing(session.key, () => this.options.store.replaceCredential(session.key, session.sealed, sealed))) ? sealed : undefined;
   }
 

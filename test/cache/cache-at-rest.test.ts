@@ -7,6 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { identityScope } from '../../src/cache/scope';
+import { createSealedValues } from '../../src/cache/sealed-values';
+import { cacheKeys } from '../../src/cache/store';
+import { createDerivedKeys } from '../../src/derived-keys';
 import { upstreamTarget } from '../../src/upstream/target';
 import { signedInUser, takeUpstreamRequests, type TestUser } from '../support/cache';
 import { scrape } from '../support/metrics';
@@ -56,7 +59,12 @@ async function pdfsStored(user: TestUser, count: number): Promise<void> {
   throw new Error('the PDFs were not stored');
 }
 
-const scopeOf = (user: TestUser) => identityScope(upstreamTarget('sandbox', sandbox.url).cacheNamespace, user.email);
+const values = createSealedValues({ keys: createDerivedKeys(Buffer.from(TEST_CREDENTIAL_KEY, 'base64')) });
+/** The hash tag the user's groups are stored under: the identity's scope, keyed (sealed-values.ts). */
+function scopeOf(user: TestUser): string {
+  const stored = values.groups(cacheKeys.reads(identityScope(upstreamTarget('sandbox', sandbox.url).cacheNamespace, user.email)))[0] ?? '';
+  return stored.slice(stored.indexOf('{') + 1, stored.indexOf('}'));
+}
 
 async function pdfOperations(user: TestUser): Promise<string[][]> {
   await takeUpstreamRequests(sandbox.url);

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countOperation, DEFINITION_NAMES as NAMES, definitionsCallsForConcurrentReads, signedInUser, takeUpstreamRequests } from '../support/cache';
 import { control, useEmulator } from '../support/emulator';
 import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { scrape } from '../support/metrics';
+import { upstreamTarget } from '../../src/upstream/target';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
@@ -83,6 +85,40 @@ describe('the definitions cache', () => {
     const answer = await forged.graphql(NAMES);
     expect(answer.codes).toEqual(['UNAUTHENTICATED']);
     expect(answer.body.data ?? null).toBeNull();
+  });
+});
+
+describe('the shared definitions entry in Redis', () => {
+  it('is not served when it was edited or planted without CREDENTIAL_KEY: a miss, counted, and the upstream is asked (regression)', async () => {
+    await clearSharedDefinitions();
+    const writer = await startGateway({ CACHE_DEFINITIONS_FRESH: '1h' });
+    const user = await signedInUser(writer.url, sandbox.url, { count: 0 });
+    const genuine = await user.browser.graphql(NAMES);
+    expect(genuine.codes).toEqual([]);
+    const key = `sgw:cache:{${upstreamTarget('sandbox', sandbox.url).cacheNamespace}}:definitions`;
+    const stored = (await redis.get(key)) ?? '';
+    expect(stored).toContain('"fw2"');
+    const later = String(Date.now() + 1_000);
+    // Edited: a newer time and another name, the gateway's MAC kept. Planted: no MAC at all, as
+    // earlier gateways wrote it.
+    const lines = stored.split('\n');
+    const tag = lines.length === 3 ? lines[1] : 'none';
+    const edited = (lines.at(-1) ?? '').replace(/"name":"[^"]*"/g, '"name":"PLANTED"');
+    expect(edited).toContain('PLANTED');
+    for (const entry of [`${later}\n${tag}\n${edited}`, `${later}\n${edited}`]) {
+      await redis.set(key, entry, 'PX', 3_600_000);
+      await redis.set(`${key}:at`, later, 'PX', 3_600_000);
+      const reader = await startGateway({ CACHE_DEFINITIONS_FRESH: '1h' });
+      const other = await signedInUser(reader.url, sandbox.url, { count: 0 });
+      await takeUpstreamRequests(sandbox.url);
+      const answer = await other.browser.graphql(NAMES);
+      expect(answer.codes).toEqual([]);
+      expect(JSON.stringify(answer.body)).not.toContain('PLANTED');
+      expect(answer.body).toEqual(genuine.body);
+      expect(countOperation(await takeUpstreamRequests(sandbox.url), 'statementDefinitions')).toBe(1);
+      expect((await scrape(reader.url)).sum('statement_gateway_cache_store_errors_total', { operation: 'open' })).toBeGreaterThanOrEqual(1);
+      await reader.stop();
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCacheStore } from '../../src/cache/memory-store';
 import { createSealedValues, sealGroupMembers } from '../../src/cache/sealed-values';
+import { createDerivedKeys } from '../../src/derived-keys';
 
 const KEY_A = randomBytes(32);
 const KEY_B = randomBytes(32);
@@ -15,7 +16,7 @@ const PDF = Buffer.from('%PDF-1.7 recipient 200213492 Leif Babson').toString('ba
 
 describe('sealed cache values', () => {
   it('opens what it sealed, text and base64 alike, and the sealed text shows neither', () => {
-    const values = createSealedValues({ key: KEY_A });
+    const values = createSealedValues({ keys: createDerivedKeys(KEY_A) });
     const text = JSON.stringify({ recipientTin: '200213492', recipientFirstName: 'Leif' });
     const sealedText = values.seal(GROUP, 'read-1', text);
     const sealedPdf = values.seal(GROUP, 'otx-1', PDF);
@@ -31,19 +32,19 @@ describe('sealed cache values', () => {
   });
 
   it('seals the same value differently each time (a fresh IV per entry)', () => {
-    const values = createSealedValues({ key: KEY_A });
+    const values = createSealedValues({ keys: createDerivedKeys(KEY_A) });
     expect(values.seal(GROUP, 'a', 'same')).not.toBe(values.seal(GROUP, 'a', 'same'));
   });
 
   it('does not open an entry copied to another identity\'s group or to another id', () => {
-    const values = createSealedValues({ key: KEY_A });
+    const values = createSealedValues({ keys: createDerivedKeys(KEY_A) });
     const sealed = values.seal(GROUP, 'otx-1', PDF);
     expect(values.open(OTHER_GROUP, 'otx-1', sealed)).toBeNull();
     expect(values.open(GROUP, 'otx-2', sealed)).toBeNull();
   });
 
   it('does not open an entry altered in any byte, truncated, of another format, or in clear', () => {
-    const values = createSealedValues({ key: KEY_A });
+    const values = createSealedValues({ keys: createDerivedKeys(KEY_A) });
     const sealed = values.seal(GROUP, 'r', 'some statement');
     const raw = Buffer.from(sealed.slice(4), 'base64');
     for (let i = 0; i < raw.length; i++) {
@@ -58,35 +59,46 @@ describe('sealed cache values', () => {
   });
 
   it('opens entries of a previous key after rotation, and not those of an unknown key', () => {
-    const before = createSealedValues({ key: KEY_A });
+    const before = createSealedValues({ keys: createDerivedKeys(KEY_A) });
     const sealed = before.seal(GROUP, 'r', 'kept across rotation');
-    expect(createSealedValues({ key: KEY_B, previous: [KEY_A] }).open(GROUP, 'r', sealed)).toBe('kept across rotation');
-    expect(createSealedValues({ key: KEY_B }).open(GROUP, 'r', sealed)).toBeNull();
+    expect(createSealedValues({ keys: createDerivedKeys(KEY_B, [KEY_A]) }).open(GROUP, 'r', sealed)).toBe('kept across rotation');
+    expect(createSealedValues({ keys: createDerivedKeys(KEY_B) }).open(GROUP, 'r', sealed)).toBeNull();
   });
 
   it('stores members and aliases under keyed names, and drops by id and alias through them, after a rotation too', async () => {
     const store = createMemoryCacheStore();
-    const before = sealGroupMembers(store, createSealedValues({ key: KEY_A }));
+    const before = sealGroupMembers(store, createSealedValues({ keys: createDerivedKeys(KEY_A) }));
     await before.putMembers(GROUP, [{ id: 'otx-1', value: PDF, aliases: ['smith-john-w2'] }, { id: 'otx-2', value: PDF }], 60_000, (await before.getMembers(GROUP, [])).generation, 10);
-    expect((await store.getMembers(GROUP, ['otx-1'])).values).toEqual([null]);
-    const names = createSealedValues({ key: KEY_A }).names(GROUP, 'otx-1');
+    const values = createSealedValues({ keys: createDerivedKeys(KEY_A) });
+    const [stored = ''] = values.groups(GROUP);
+    expect((await store.getMembers(stored, ['otx-1'])).values).toEqual([null]);
+    const names = values.names(GROUP, 'otx-1');
     expect(names).toHaveLength(1);
     expect(names[0]).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    expect((await store.getMembers(GROUP, names)).values[0]).toEqual(expect.any(String));
-    const after = sealGroupMembers(store, createSealedValues({ key: KEY_B, previous: [KEY_A] }));
+    expect((await store.getMembers(stored, names)).values[0]).toEqual(expect.any(String));
+    const after = sealGroupMembers(store, createSealedValues({ keys: createDerivedKeys(KEY_B, [KEY_A]) }));
     expect((await after.getMembers(GROUP, ['otx-1', 'otx-2'])).values).toEqual([PDF, PDF]);
     await after.dropMembers(GROUP, { ids: ['otx-2'], aliases: ['smith-john-w2'] });
     expect((await after.getMembers(GROUP, ['otx-1', 'otx-2'])).values).toEqual([null, null]);
   });
 
+  it('names a group by an HMAC of its hash tag, keeping the namespace and the tag\'s braces', () => {
+    const [stored = ''] = createSealedValues({ keys: createDerivedKeys(KEY_A) }).groups(GROUP);
+    expect(stored).toMatch(/^sgw:cache:\{sandbox\.x:[A-Za-z0-9_-]{22}\}:pdf$/);
+    expect(stored).not.toContain('alice');
+    expect(createSealedValues({ keys: createDerivedKeys(KEY_B) }).groups(GROUP)[0]).not.toBe(stored);
+    expect(createSealedValues({ keys: createDerivedKeys(KEY_B, [KEY_A]) }).groups(GROUP)[1]).toBe(stored);
+  });
+
   it('reads a member that does not open as absent through the store', async () => {
     const store = createMemoryCacheStore();
-    const sealedA = sealGroupMembers(store, createSealedValues({ key: KEY_A }));
-    const sealedB = sealGroupMembers(store, createSealedValues({ key: KEY_B }));
+    const sealedA = sealGroupMembers(store, createSealedValues({ keys: createDerivedKeys(KEY_A) }));
+    const sealedB = sealGroupMembers(store, createSealedValues({ keys: createDerivedKeys(KEY_B) }));
     const { generation } = await sealedA.getMembers(GROUP, []);
     await sealedA.putMembers(GROUP, [{ id: 'otx-1', value: PDF }], 60_000, generation, 10);
-    const [name = ''] = createSealedValues({ key: KEY_A }).names(GROUP, 'otx-1');
-    expect((await store.getMembers(GROUP, [name])).values[0]).not.toContain('JVBERi0');
+    const values = createSealedValues({ keys: createDerivedKeys(KEY_A) });
+    const [name = ''] = values.names(GROUP, 'otx-1');
+    expect((await store.getMembers(values.groups(GROUP)[0] ?? '', [name])).values[0]).not.toContain('JVBERi0');
     expect((await sealedA.getMembers(GROUP, ['otx-1', 'otx-2'])).values).toEqual([PDF, null]);
     expect((await sealedB.getMembers(GROUP, ['otx-1'])).values).toEqual([null]);
   });

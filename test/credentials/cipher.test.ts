@@ -10,14 +10,17 @@ import type { UpstreamCredential } from '../../src/credentials/types';
 const CREDENTIAL: UpstreamCredential = { accessToken: 'token-of-alice', client: 'client-1', uid: 'alice@example.com', expiry: 2_000_000_000 };
 const ALICE: CredentialBinding = { record: 'sgw:session:abc', environment: 'sandbox', uid: 'alice@example.com' };
 
-/** A credential as gateways before v2 sealed it: the record alone as associated data. */
-function sealedV1(key: Buffer, credential: UpstreamCredential, record: string): string {
+/** A credential as earlier gateways sealed it, under CREDENTIAL_KEY itself. */
+function sealedUnder(key: Buffer, version: string, credential: UpstreamCredential, aad: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(record));
+  cipher.setAAD(Buffer.from(aad));
   const body = Buffer.concat([cipher.update(JSON.stringify(credential), 'utf8'), cipher.final()]);
-  return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+  return `${version}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
 }
+
+/** A credential as gateways before v2 sealed it: the record alone as associated data. */
+const sealedV1 = (key: Buffer, credential: UpstreamCredential, record: string) => sealedUnder(key, 'v1', credential, record);
 
 describe('the credential cipher', () => {
   it('opens a credential for the record, environment and uid it was sealed for', () => {
@@ -57,7 +60,7 @@ describe('the credential cipher', () => {
     for (let i = 0; i < raw.length; i++) {
       const altered = Buffer.from(raw);
       altered[i] = (altered[i] ?? 0) ^ 0x80;
-      expect(() => cipher.open(`v2.${altered.toString('base64url')}`, ALICE)).toThrow();
+      expect(() => cipher.open(`v3.${altered.toString('base64url')}`, ALICE)).toThrow();
     }
   });
 
@@ -75,6 +78,30 @@ describe('the credential cipher', () => {
     expect(cipher.open(sealed, ALICE)).toEqual(CREDENTIAL);
     expect(() => cipher.open(sealed, { ...ALICE, uid: 'bob@example.com' })).toThrow();
     expect(() => cipher.open(sealed, { ...ALICE, record: 'sgw:session:other' })).toThrow();
-    expect(cipher.seal(CREDENTIAL, ALICE).startsWith('v2.')).toBe(true);
+    expect(cipher.seal(CREDENTIAL, ALICE).startsWith('v3.')).toBe(true);
+  });
+
+  it('still opens a v2 credential sealed under CREDENTIAL_KEY itself by an earlier gateway, for its own binding only', () => {
+    const key = randomBytes(32);
+    const sealed = sealedUnder(key, 'v2', CREDENTIAL, JSON.stringify(['v2', ALICE.record, ALICE.environment, ALICE.uid]));
+    expect(createCredentialCipher(key).open(sealed, ALICE)).toEqual(CREDENTIAL);
+    expect(createCredentialCipher(randomBytes(32), [key]).open(sealed, ALICE)).toEqual(CREDENTIAL);
+    expect(() => createCredentialCipher(key).open(sealed, { ...ALICE, environment: 'production' })).toThrow();
+  });
+
+  it('seals under a key derived from CREDENTIAL_KEY, never under CREDENTIAL_KEY itself', () => {
+    const key = randomBytes(32);
+    const sealed = createCredentialCipher(key).seal(CREDENTIAL, ALICE);
+    // The same bytes presented as a v2 credential (opened with the master key) do not open.
+    expect(() => createCredentialCipher(key).open(`v2.${sealed.slice(3)}`, ALICE)).toThrow();
+  });
+
+  it('binds a session\'s absolute end: a credential does not open for an edited one', () => {
+    const cipher = createCredentialCipher(randomBytes(32));
+    const session = { ...ALICE, absoluteExpiresAt: 1_900_000_000_000 };
+    const sealed = cipher.seal(CREDENTIAL, session);
+    expect(cipher.open(sealed, session)).toEqual(CREDENTIAL);
+    expect(() => cipher.open(sealed, { ...session, absoluteExpiresAt: session.absoluteExpiresAt + 3_600_000 })).toThrow();
+    expect(() => cipher.open(sealed, ALICE)).toThrow();
   });
 });

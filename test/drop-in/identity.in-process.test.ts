@@ -12,7 +12,7 @@ import { DropInIdentity, dropInStrategy } from '../../src/drop-in/identity';
 import { beginDropIn } from '../../src/drop-in/state';
 import { createVerifiedCredentials } from '../../src/drop-in/verified-credentials';
 import { GatewayError } from '../../src/errors';
-import { specUpstreams } from '../support/identities';
+import { specKeys, specUpstreams } from '../support/identities';
 
 const PRESENTED: UpstreamCredential = { accessToken: 'presented-token', client: 'api-client', uid: 'api@example.com', expiry: 2_000_000_000 };
 const namespace = specUpstreams.production.cacheNamespace;
@@ -32,11 +32,11 @@ function answer(status: number, credential?: Partial<UpstreamCredential>, body =
 
 async function frontRequest() {
   let now = 1_900_000_000_000;
-  const verified = createVerifiedCredentials(undefined);
+  const verified = createVerifiedCredentials(undefined, { keys: specKeys, clock: () => now });
   const request = new Request('http://gateway.test/production/v2/graphql', { method: 'POST' });
   const state = beginDropIn(request);
   state.verified = PRESENTED;
-  const verdict = await dropInStrategy({ upstreams: specUpstreams, verified, clock: () => now }).identify(request);
+  const verdict = await dropInStrategy({ upstreams: specUpstreams, verified, keys: specKeys, clock: () => now }).identify(request);
   if (!verdict || !('identity' in verdict) || !(verdict.identity instanceof DropInIdentity)) throw new Error('no drop-in identity');
   return { identity: verdict.identity, state, verified, advance: (ms: number) => (now += ms) };
 }

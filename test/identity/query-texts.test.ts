@@ -16,7 +16,7 @@ import { createVerifiedCredentials } from '../../src/drop-in/verified-credential
 import { queryTextRefusal } from '../../src/identity/query-texts';
 import { createMemoryRateLimitStore } from '../../src/protection/rate-limiter';
 import { browserSessionStrategy } from '../../src/session/identity';
-import { browserSessions, serviceAccountsFor, specUpstreams } from '../support/identities';
+import { browserSessions, serviceAccountsFor, specKeys, specUpstreams } from '../support/identities';
 
 const KEY = 'sgw_query-texts-spec-key-0123456789';
 const ACCOUNT: ServiceAccount = {
@@ -27,7 +27,7 @@ function policy() {
   const sessions = browserSessions();
   const { log, metrics } = sessions;
   const refusal = queryTextRefusal([
-    dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined), clock: Date.now }),
+    dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined, { keys: specKeys }), keys: specKeys, clock: Date.now }),
     browserSessionStrategy(sessions.dependencies),
     serviceAccountStrategy({ serviceAccounts: serviceAccountsFor([ACCOUNT], { log, metrics }), rateLimits: createMemoryRateLimitStore(), upstreams: specUpstreams, log, metrics }),
   ]);

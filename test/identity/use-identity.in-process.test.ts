@@ -20,7 +20,7 @@ import { browserSessionStrategy } from '../../src/session/identity';
 import { createRedisSessionStore } from '../../src/session/redis-store';
 import { createRedisClient } from '../../src/redis';
 import { parseRedisTarget } from '../../src/config/redis-url';
-import { browserSessions, frontState, serviceAccountsFor, specUpstreams } from '../support/identities';
+import { browserSessions, frontState, serviceAccountsFor, specKeys, specUpstreams } from '../support/identities';
 import { ownRedis } from '../support/redis-server';
 import { yogaWith } from '../support/yoga';
 
@@ -50,7 +50,7 @@ function pipeline(options: { production?: boolean; verified?: boolean; sessions?
     useExecutedOperation(),
     useIdentity({
       strategies: [
-        dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined), clock: Date.now }),
+        dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined, { keys: specKeys }), keys: specKeys, clock: Date.now }),
         browserSessionStrategy(sessions.dependencies),
         serviceAccountStrategy({ serviceAccounts: serviceAccountsFor([], { log, metrics }), rateLimits: createMemoryRateLimitStore(), upstreams: specUpstreams, log, metrics }),
       ],

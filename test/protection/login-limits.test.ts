@@ -3,9 +3,10 @@
  * both store implementations (memory, and a real Redis): failures per address and e-mail cleared
  * by a success, failed attempts per address (IPv6 by /64), the per-account back-off, weighted hits.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDerivedKeys } from '../../src/derived-keys';
 import type { GatewayError } from '../../src/errors';
 import { createLogEvents } from '../../src/observability/log-events';
 import { createLogger } from '../../src/observability/logger';
@@ -57,6 +58,7 @@ for (const { name, open } of implementations) describe(`login limits on the ${na
       health: createStoreHealth('sessions', log),
       log,
       metrics: createMetrics({ processMetrics: false }),
+      names: createDerivedKeys(randomBytes(32)),
     });
   });
 

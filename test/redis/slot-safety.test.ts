@@ -18,6 +18,7 @@ import { identityScope } from '../../src/cache/scope';
 import { loadConfig } from '../../src/config';
 import { accountKeys, createRedisAccountStore } from '../../src/credentials/account-store';
 import { createCredentialCipher } from '../../src/credentials/cipher';
+import { createDerivedKeys } from '../../src/derived-keys';
 import { ServiceAccountCredentials, type ServiceAccount } from '../../src/credentials/service-accounts';
 import type { UpstreamCredential } from '../../src/credentials/types';
 import { createVerifiedCredentials } from '../../src/drop-in/verified-credentials';
@@ -36,6 +37,8 @@ import { startRedisCluster, type RedisCluster } from '../support/redis-topologie
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const { log } = capturedLog('silent');
 const cipher = createCredentialCipher(randomBytes(32));
+/** Both replicas' keys, derived from one CREDENTIAL_KEY as in a deployment. */
+const slotKeys = createDerivedKeys(randomBytes(32));
 const credential = (uid: string): UpstreamCredential => ({ accessToken: randomUUID(), client: randomUUID(), uid, expiry: Math.floor(Date.now() / 1000) + 3_600 });
 
 let cluster: RedisCluster;
@@ -184,10 +187,10 @@ describe('the stores on a Redis Cluster', () => {
   });
 
   it('remembers, checks and forgets verified drop-in credentials', async () => {
-    const verified = createVerifiedCredentials(a.redis);
+    const verified = createVerifiedCredentials(a.redis, { keys: slotKeys });
     const accepted = credential('front@example.com');
     await verified.remember('sandbox', accepted, Date.now());
-    expect(await createVerifiedCredentials(b.redis).check('sandbox', accepted)).toBe(String(accepted.expiry));
+    expect(await createVerifiedCredentials(b.redis, { keys: slotKeys }).check('sandbox', accepted)).toBe(String(accepted.expiry));
     await verified.forget('sandbox', accepted);
     expect(await verified.check('sandbox', accepted)).toBeUndefined();
   });
@@ -236,7 +239,7 @@ describe('the stores on a Redis Cluster', () => {
       await sleep(200);
       return { definitions: [{ identifier: 'fw2' }], errors: null };
     };
-    const definitions = (replicaOf: Replica) => new DefinitionsCache({ store: replicaOf.cache, metrics: createMetrics(), log, freshMs: 60_000, staleIfErrorMs: 60_000, lockMs: 5_000 });
+    const definitions = (replicaOf: Replica) => new DefinitionsCache({ store: replicaOf.cache, keys: slotKeys, metrics: createMetrics(), log, freshMs: 60_000, staleIfErrorMs: 60_000, lockMs: 5_000 });
     const [one, two] = [definitions(a), definitions(b)];
     const answers = await Promise.all([one.get(target, fetchFull), two.get(target, fetchFull), one.get(target, fetchFull), two.get(target, fetchFull)]);
     expect(fetches).toBe(1);

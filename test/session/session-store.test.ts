@@ -293,7 +293,7 @@ describe('Sessions over the redis store', () => {
 
     const second = credential();
     const sealed = await sessions.rotate(before.session, second);
-    expect(sealed).toMatch(/^v2\./);
+    expect(sealed).toMatch(/^v3\./);
     expect(sealed).not.toContain(second.accessToken);
 
     const after = await sessions.resolve(id);
@@ -323,6 +323,23 @@ describe('Sessions over the redis store', () => {
       expect(await sessions.resolve(id)).toEqual({ status: 'missing' });
       expect(await redis.exists(sessionKey(id))).toBe(0);
     }
+  });
+
+  it('does not extend a session whose absolute end was moved later in Redis, and deletes it (regression)', async () => {
+    let now = Date.now();
+    const clocked = new Sessions({ store, cipher, idleMs: 60_000, absoluteMs: 3_600_000, clock: () => now });
+    const { id } = await createSession(clocked);
+    // Near the real end, someone with write access to Redis moves it a day later.
+    now += 3_600_000 - 30_000;
+    await redis.hset(sessionKey(id), 'abs', String(now + 86_400_000));
+    expect(await clocked.resolve(id)).toEqual({ status: 'missing' });
+    expect(await redis.exists(sessionKey(id))).toBe(0);
+  });
+
+  it('does not open a session whose uid and absolute end were both edited in Redis', async () => {
+    const { id, session } = await createSession();
+    await redis.hset(sessionKey(id), 'uid', 'victim@example.com', 'abs', String(session.absoluteExpiresAt + 1));
+    expect(await sessions.resolve(id)).toEqual({ status: 'missing' });
   });
 
   it('ends a session', async () => {

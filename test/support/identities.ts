@@ -12,6 +12,7 @@ import { createCredentialCipher } from '../../src/credentials/cipher';
 import type { ServiceAccount } from '../../src/credentials/service-accounts';
 import type { UpstreamCredential } from '../../src/credentials/types';
 import { beginDropIn } from '../../src/drop-in/state';
+import { createDerivedKeys } from '../../src/derived-keys';
 import type { Environment } from '../../src/environment';
 import type { LogEvents } from '../../src/observability/log-events';
 import { createMetrics, type GatewayMetrics } from '../../src/observability/metrics';
@@ -23,6 +24,9 @@ import { Sessions } from '../../src/session/sessions';
 import type { SessionStore } from '../../src/session/store';
 import { createUpstreamFetch } from '../../src/upstream/fetch';
 import { upstreamTarget, type UpstreamTarget } from '../../src/upstream/target';
+
+/** Keys derived from a random CREDENTIAL_KEY, for specs that build the front's parts themselves. */
+export const specKeys = createDerivedKeys(randomBytes(32));
 import { capturedLog } from './captured-log';
 
 export const specUpstreams = { sandbox: upstreamTarget('sandbox', 'http://sandbox.test'), production: upstreamTarget('production', 'http://production.test') };
