@@ -8,7 +8,8 @@ import { useGraphiQLPage } from '../../src/observability/graphiql/use-graphiql-p
 import { DEMO_ACCOUNT, signIn } from '../support/emulator';
 import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../support/gateway';
 
-const { sandbox, production, gateway } = useGatewayOnEmulators({ ALLOWED_ORIGINS: 'https://app.example.com', NODE_ENV: 'production' });
+// The emulators and the test Redis are plain http:// and redis:// on loopback.
+const { sandbox, production, gateway } = useGatewayOnEmulators({ ALLOWED_ORIGINS: 'https://app.example.com', NODE_ENV: 'production', ALLOW_INSECURE_TRANSPORT: 'true' });
 
 async function raw(path: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: { errors?: { message: string; extensions?: { code?: string } }[] } }> {
   const response = await fetch(`${gateway.current.url}${path}`, init);
