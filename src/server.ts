@@ -17,6 +17,7 @@ import { gatewayPlugins } from './gateway/plugins';
 import { publicSchema } from './gateway/public-schema';
 import { createGatewayRuntime, type GatewayRuntime } from './gateway/runtime';
 import { bodyLimit, continueWithinLimit } from './http/body-limit';
+import { corsFor } from './http/cors';
 import { edge } from './http/edge';
 import { createLogger } from './observability/logger';
 import { meshLogger } from './observability/mesh-logger';
@@ -90,13 +91,8 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     // past it). Yoga's own check would pipe every body through a TransformStream, for nothing.
     maxRequestBodySize: false,
     logging: meshLogger(logger, 'yoga'),
-    // CORS only for ALLOWED_ORIGINS, with credentials; any other origin gets no CORS headers, so
-    // browsers refuse its preflights (custom headers such as X-CSRF) and hide answers from it.
-    cors: (request) => {
-      const origin = request.headers.get('origin');
-      if (origin === null || !config.allowedOrigins.includes(origin)) return false;
-      return { origin: [origin], credentials: true, methods: ['GET', 'POST'], allowedHeaders: ['content-type', 'accept', 'x-csrf', 'x-request-id', 'traceparent', 'tracestate', 'baggage'], exposedHeaders: ['retry-after', 'x-request-id'], maxAge: 600 };
-    },
+    // ALLOWED_ORIGINS only, with credentials, on /graphql only (src/http/cors.ts).
+    cors: corsFor(config.allowedOrigins),
     // Yoga's GraphiQL loads from a CDN: the gateway serves its own, outside production
     // (src/observability/graphiql, in the plugin list).
     graphiql: false,
