@@ -284,6 +284,14 @@ describe('deploy/compose.yaml', () => {
     expect(nginx).toMatch(/proxy_set_header X-Request-Id \$request_id;/);
     expect(nginx).toMatch(/error_page 413 @payload_too_large;[\s\S]*return 413 '\{"errors":\[\{[^']*"code":"PAYLOAD_TOO_LARGE"/);
     expect([...nginx.matchAll(/^\s*server\s+([\w-]+:\d+)/gm)].map((match) => match[1]).sort()).toEqual(['gateway-1:4000', 'gateway-2:4000']);
+    // Slow clients are cut at the proxy too (the gateway's headers deadline is 10 s), and one
+    // address cannot hold every connection, its refusal the gateway's JSON RATE_LIMITED.
+    expect(nginx).toMatch(/^\s*client_header_timeout 10s;$/m);
+    expect(nginx).toMatch(/^\s*client_body_timeout \d+s;$/m);
+    const zone = /^\s*limit_conn_zone \$binary_remote_addr zone=([\w-]+):\d+m;$/m.exec(nginx)?.[1];
+    expect(zone).toBeDefined();
+    expect(nginx).toMatch(new RegExp(`^\\s*limit_conn ${zone ?? ''} \\d+;$`, 'm'));
+    expect(nginx).toMatch(/error_page 429 @too_many_connections;[\s\S]*return 429 '\{"errors":\[\{[^']*"code":"RATE_LIMITED"/);
     expect(services.grafana?.volumes).toContain('./grafana/statement-gateway.json:/var/lib/grafana/dashboards/statement-gateway.json:ro');
   });
 
