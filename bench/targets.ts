@@ -84,6 +84,8 @@ async function startGateway(children: Children, settings: Settings, sandbox: str
     startTimeoutMs: 60_000,
     env: {
       NODE_ENV: 'production',
+      // The emulators and the bench's Redis are plain http:// and redis:// on loopback.
+      ALLOW_INSECURE_TRANSPORT: 'true',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       UPSTREAM_SANDBOX_URL: sandbox,

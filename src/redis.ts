@@ -56,6 +56,8 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
         ...connection,
         ...(target.username ? { username: target.username } : {}),
         ...(target.password ? { password: target.password } : {}),
+        // `?tls=true`: every node, the seeds and those learnt from them, over TLS.
+        ...(target.tls ? { tls: {} } : {}),
       },
     });
   } else if (target.topology === 'sentinel') {
@@ -66,6 +68,9 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
       db: target.db,
       ...(target.username ? { username: target.username } : {}),
       ...(target.password ? { password: target.password } : {}),
+      // `?tls=true`: the data nodes (ioredis needs enableTLSForSentinelMode for them) and the
+      // sentinels over TLS, so no address a sentinel hands out travels in clear either.
+      ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
       enableOfflineQueue: false,
       retryStrategy: reconnectDelay,
       // All sentinels unreachable: keep asking them, as for a lost master.

@@ -17,6 +17,7 @@ import { gatewayPlugins } from './gateway/plugins';
 import { publicSchema } from './gateway/public-schema';
 import { createGatewayRuntime, type GatewayRuntime } from './gateway/runtime';
 import { bodyLimit, continueWithinLimit } from './http/body-limit';
+import { corsFor } from './http/cors';
 import { edge } from './http/edge';
 import { createLogger } from './observability/logger';
 import { meshLogger } from './observability/mesh-logger';
@@ -36,6 +37,9 @@ interface MeshArtifacts {
 }
 
 const ROOT = path.resolve(__dirname, '..');
+/** Open connections one replica accepts (`server.maxConnections`). */
+export const MAX_CONNECTIONS = 4_096;
+
 /** The upstream GraphQL source's name in .meshrc.ts. */
 const UPSTREAM_SOURCE = 'StatementFilingService';
 
@@ -90,13 +94,8 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     // past it). Yoga's own check would pipe every body through a TransformStream, for nothing.
     maxRequestBodySize: false,
     logging: meshLogger(logger, 'yoga'),
-    // CORS only for ALLOWED_ORIGINS, with credentials; any other origin gets no CORS headers, so
-    // browsers refuse its preflights (custom headers such as X-CSRF) and hide answers from it.
-    cors: (request) => {
-      const origin = request.headers.get('origin');
-      if (origin === null || !config.allowedOrigins.includes(origin)) return false;
-      return { origin: [origin], credentials: true, methods: ['GET', 'POST'], allowedHeaders: ['content-type', 'accept', 'x-csrf', 'x-request-id', 'traceparent', 'tracestate', 'baggage'], exposedHeaders: ['retry-after', 'x-request-id'], maxAge: 600 };
-    },
+    // ALLOWED_ORIGINS only, with credentials, on /graphql only (src/http/cors.ts).
+    cors: corsFor(config.allowedOrigins),
     // Yoga's GraphiQL loads from a CDN: the gateway serves its own, outside production
     // (src/observability/graphiql, in the plugin list).
     graphiql: false,
@@ -104,12 +103,24 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
 
   // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.
   const listener = edge(config, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, yoga.requestListener));
-  const server: Server = createServer(listener);
+  const server: Server = createServer(
+    {
+      // Slow clients: the headers within 10 s, the whole request within 30 s. Node checks both
+      // deadlines every connectionsCheckingInterval (30 s by default, so a client dripping header
+      // bytes kept its connection up to 40 s): every second, a connection is closed (408) within
+      // a second of its deadline.
+      headersTimeout: 10_000,
+      requestTimeout: 30_000,
+      connectionsCheckingInterval: 1_000,
+    },
+    listener,
+  );
   server.on('checkContinue', continueWithinLimit(config.limits.maxBodyBytes, listener));
   server.keepAliveTimeout = 65_000;
-  // Slow clients: the headers within 10 s, the whole request within 30 s.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // Open connections per replica, idle keep-alive ones included: past it new ones are closed at
+  // once, so a flood of slow or idle connections runs into this rather than file descriptors and
+  // memory. Far above what one replica serves behind the proxy (whose limit_conn is per address).
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, upstreamUrl } from './fields';
+import { nodeEnv, plainTransport, productionProblems } from './production-guard';
 import { redisUrl, type RedisTarget } from './redis-url';
 import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
 import { loadTrustedDocuments, type TrustedDocument } from './trusted-documents';
@@ -49,7 +50,8 @@ const schema = z
     GRAPHQL_INTROSPECTION: flag,
     OPS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters (openssl rand -hex 24)').optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    NODE_ENV: z.string().default('development'),
+    ALLOW_INSECURE_TRANSPORT: flag,
+    NODE_ENV: nodeEnv,
   })
   .superRefine((env, ctx) => {
     // One real upstream beside a built-in emulator would be a silent trap (an emulated "production").
@@ -83,31 +85,6 @@ const schema = z
       });
     }
   });
-
-/** Hosts that only this machine can reach. */
-function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
-}
-
-/**
- * `NODE_ENV=production` refuses what is only safe on a developer's machine: the built-in emulator
- * (its demo password is published), cookies without `Secure`, sessions in one process's memory,
- * and /ops and /metrics reachable from other hosts without a token.
- */
-function productionProblems(env: { NODE_ENV: string; UPSTREAM_SANDBOX_URL?: string | undefined; UPSTREAM_PRODUCTION_URL?: string | undefined; COOKIE_SECURE?: boolean | undefined; REDIS_URL?: RedisTarget | undefined; HOST: string; OPS_TOKEN?: string | undefined }): { variable: string; message: string }[] {
-  if (env.NODE_ENV !== 'production') return [];
-  const problems: { variable: string; message: string }[] = [];
-  if (!env.UPSTREAM_SANDBOX_URL && !env.UPSTREAM_PRODUCTION_URL) {
-    problems.push({ variable: 'UPSTREAM_SANDBOX_URL', message: 'is required with NODE_ENV=production, with UPSTREAM_PRODUCTION_URL (the built-in emulator is for development)' });
-  }
-  if (env.COOKIE_SECURE === false) problems.push({ variable: 'COOKIE_SECURE', message: 'must not be false with NODE_ENV=production (session cookies would travel without TLS)' });
-  if (!env.REDIS_URL) problems.push({ variable: 'REDIS_URL', message: 'is required with NODE_ENV=production (sessions in process memory are lost at every restart and not shared by replicas)' });
-  if (!isLoopback(env.HOST) && !env.OPS_TOKEN) {
-    problems.push({ variable: 'OPS_TOKEN', message: `is required with NODE_ENV=production when HOST (${env.HOST}) is not loopback: /ops/ and /metrics would otherwise be refused to every other host, or served to anyone behind a proxy` });
-  }
-  return problems;
-}
 
 /** Every variable the gateway reads (the service-account password variables aside). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.innerType().shape);
@@ -153,6 +130,11 @@ export interface GatewayConfig {
   readonly fastPath: boolean;
   readonly logLevel: string;
   readonly production: boolean;
+  /**
+   * With NODE_ENV=production and ALLOW_INSECURE_TRANSPORT=true: the variables whose plain transport
+   * (an http:// upstream, Redis without TLS) it let through, logged once at start. Empty otherwise.
+   */
+  readonly insecureTransport: readonly string[];
   /**
    * The `/ops` page's token (HTTP Basic password or Bearer). Without one the page answers loopback
    * clients only.
@@ -281,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     fastPath: e.FAST_PATH ?? true,
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
+    insecureTransport: e.ALLOW_INSECURE_TRANSPORT ? plainTransport(e).map((plain) => plain.variable) : [],
     opsToken: e.OPS_TOKEN,
   };
 }

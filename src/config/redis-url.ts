@@ -15,15 +15,18 @@ export interface RedisNode {
 export type RedisTarget =
   /** One server, as ioredis reads a `redis://` or `rediss://` URL (database, TLS, credentials). */
   | { readonly topology: 'single'; readonly url: string }
-  /** Sentinels to ask for the current master of `masterName` (Sentinel answers without a password). */
-  | { readonly topology: 'sentinel'; readonly sentinels: readonly RedisNode[]; readonly masterName: string; readonly db: number; readonly username?: string; readonly password?: string }
-  /** Seed nodes of a Cluster: the client learns the others and the slots from any one of them. */
-  | { readonly topology: 'cluster'; readonly nodes: readonly RedisNode[]; readonly username?: string; readonly password?: string };
+  /**
+   * Sentinels to ask for the current master of `masterName` (Sentinel answers without a password).
+   * `tls` (`?tls=true`): the sentinels and the data nodes are all reached over TLS.
+   */
+  | { readonly topology: 'sentinel'; readonly sentinels: readonly RedisNode[]; readonly masterName: string; readonly db: number; readonly username?: string; readonly password?: string; readonly tls?: true }
+  /** Seed nodes of a Cluster: the client learns the others and the slots from any one of them. `tls`: every node over TLS. */
+  | { readonly topology: 'cluster'; readonly nodes: readonly RedisNode[]; readonly username?: string; readonly password?: string; readonly tls?: true };
 
 export type RedisTopology = RedisTarget['topology'];
 
 const FORMS =
-  'expected redis:// or rediss:// (one server), redis+sentinel://[user:password@]host:port,host:port,.../<master name>[/<db>] or redis+cluster://[user:password@]host:port,host:port,...';
+  'expected redis:// or rediss:// (one server), redis+sentinel://[user:password@]host:port,host:port,.../<master name>[/<db>][?tls=true] or redis+cluster://[user:password@]host:port,host:port,...[?tls=true]';
 
 /** What is wrong, in words that never repeat the value. */
 class Malformed extends Error {}
@@ -58,8 +61,12 @@ function parseCredentials(userInfo: string | undefined): { username?: string; pa
 }
 
 /** Parses a `redis+sentinel://` or `redis+cluster://` URL; throws Malformed. */
-function parseMultiNode(scheme: 'sentinel' | 'cluster', rest: string): RedisTarget {
-  if (/[?#]/.test(rest)) throw new Malformed(`a redis+${scheme} URL takes no query or fragment`);
+function parseMultiNode(scheme: 'sentinel' | 'cluster', text: string): RedisTarget {
+  const queryAt = text.indexOf('?');
+  const rest = queryAt < 0 ? text : text.slice(0, queryAt);
+  const query = queryAt < 0 ? undefined : text.slice(queryAt + 1);
+  if (rest.includes('#') || (query !== undefined && !/^tls=(true|false)$/.test(query))) throw new Malformed(`a redis+${scheme} URL takes no query but ?tls=true, and no fragment`);
+  const tls = query === 'tls=true' ? { tls: true as const } : {};
   // The user information cannot hold an unencoded `@`, the hosts and the path none at all.
   const match = /^(?:([^@]*)@)?([^/@]*)(\/[^@]*)?$/.exec(rest);
   if (!match) throw new Malformed('the user name or password has an unencoded @ (write it as %40)');
@@ -67,14 +74,19 @@ function parseMultiNode(scheme: 'sentinel' | 'cluster', rest: string): RedisTarg
   const credentials = parseCredentials(userInfo);
   if (scheme === 'cluster') {
     if (path !== '' && path !== '/') throw new Malformed('a redis+cluster URL takes no path (a Cluster has database 0 only)');
-    return { topology: 'cluster', nodes: parseNodes(hostList, 6379), ...credentials };
+    return { topology: 'cluster', nodes: parseNodes(hostList, 6379), ...credentials, ...tls };
   }
   const sentinels = parseNodes(hostList, 26379);
   const segments = path.split('/').slice(1);
   const [name, db, ...extra] = segments;
   if (!name) throw new Malformed('a redis+sentinel URL needs the master name after the hosts (/<master name>[/<db>])');
   if (extra.length > 0 || (db !== undefined && !/^\d{1,9}$/.test(db))) throw new Malformed('expected /<master name>[/<db>] after the hosts, the database a number');
-  return { topology: 'sentinel', sentinels, masterName: decode(name, 'master name'), db: Number(db ?? 0), ...credentials };
+  return { topology: 'sentinel', sentinels, masterName: decode(name, 'master name'), db: Number(db ?? 0), ...credentials, ...tls };
+}
+
+/** Whether every connection to the target is encrypted: `rediss://`, or `?tls=true` on the other forms. */
+export function usesTls(target: RedisTarget): boolean {
+  return target.topology === 'single' ? /^rediss:/i.test(target.url) : target.tls === true;
 }
 
 /** Parses any accepted form; throws Malformed. */

@@ -15,6 +15,12 @@ export function startBanner(config: GatewayConfig, gateway: RunningGateway): str
     gateway.runtime.log.configWarning({ variable: 'ALLOWED_ORIGINS', message: warning });
     lines.push(` Warning: ${warning}`);
   }
+  if (config.insecureTransport.length) {
+    // A deliberate choice for a private network, but one an operator must be able to see.
+    const warning = `ALLOW_INSECURE_TRANSPORT=true: ${config.insecureTransport.join(', ')} without TLS in production (only safe on a private network)`;
+    gateway.runtime.log.configWarning({ variable: 'ALLOW_INSECURE_TRANSPORT', message: warning });
+    lines.push(` Warning: ${warning}`);
+  }
   lines.push(` Statement gateway on ${gateway.url}/graphql${config.production ? '' : ' (GraphiQL in a browser)'}`);
   return `${lines.join('\n')}\n`;
 }

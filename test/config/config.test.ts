@@ -207,12 +207,13 @@ describe('loadConfig', () => {
       NODE_ENV: 'production',
       UPSTREAM_SANDBOX_URL: 'https://sandbox.example.com',
       UPSTREAM_PRODUCTION_URL: 'https://api.example.com',
-      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_URL: 'rediss://127.0.0.1:6380',
       CREDENTIAL_KEY: KEY,
     };
 
-    it('starts with upstream URLs, Redis and a loopback HOST', () => {
+    it('starts with https:// upstream URLs, Redis over TLS and a loopback HOST', () => {
       expect(loadConfig(ready).production).toBe(true);
+      expect(loadConfig(ready).insecureTransport).toEqual([]);
     });
 
     it('refuses to start the built-in emulator, naming UPSTREAM_SANDBOX_URL', () => {
@@ -235,9 +236,52 @@ describe('loadConfig', () => {
     });
 
     it('names every problem at once, and none of the secrets', () => {
-      const message = refusal({ NODE_ENV: 'production', HOST: '0.0.0.0', COOKIE_SECURE: 'false', CREDENTIAL_KEY: KEY }).message;
-      for (const name of ['UPSTREAM_SANDBOX_URL', 'COOKIE_SECURE', 'REDIS_URL', 'OPS_TOKEN']) expect(message).toContain(`${name}:`);
+      const message = refusal({ NODE_ENV: 'production', HOST: '0.0.0.0', COOKIE_SECURE: 'false', CREDENTIAL_KEY: KEY, CACHE_REDIS_URL: 'redis://:a-cache-password@cache:6379' }).message;
+      for (const name of ['UPSTREAM_SANDBOX_URL', 'COOKIE_SECURE', 'REDIS_URL', 'CACHE_REDIS_URL', 'OPS_TOKEN']) expect(message).toContain(`${name}:`);
+      expect(message).not.toContain('a-cache-password');
       expect(message).not.toContain(KEY);
+    });
+
+    it('refuses an http:// upstream URL, naming each variable', () => {
+      const message = refusal({ ...ready, UPSTREAM_SANDBOX_URL: 'http://sandbox.example.com', UPSTREAM_PRODUCTION_URL: 'http://api.example.com' }).message;
+      expect(message).toMatch(/UPSTREAM_SANDBOX_URL: is not https:\/\//);
+      expect(message).toMatch(/UPSTREAM_PRODUCTION_URL: is not https:\/\//);
+      expect(message).toContain('ALLOW_INSECURE_TRANSPORT=true');
+    });
+
+    it('refuses the same URL for sandbox and production, even with ALLOW_INSECURE_TRANSPORT', () => {
+      const same = { ...ready, UPSTREAM_SANDBOX_URL: 'https://api.example.com', UPSTREAM_PRODUCTION_URL: 'https://API.example.com/' };
+      expect(refusal(same).message).toMatch(/UPSTREAM_PRODUCTION_URL: must not be the same as UPSTREAM_SANDBOX_URL/);
+      expect(refusal({ ...same, ALLOW_INSECURE_TRANSPORT: 'true' }).message).toContain('UPSTREAM_PRODUCTION_URL:');
+    });
+
+    it('refuses a REDIS_URL or CACHE_REDIS_URL without TLS, naming each and not its password', () => {
+      const plain = [`redis://:${'p'.repeat(20)}@10.0.0.5:6379`, 'redis+sentinel://s1,s2/sessions', 'redis+cluster://n1:7000,n2:7001?tls=false'];
+      for (const url of plain) {
+        const message = refusal({ ...ready, REDIS_URL: url, CACHE_REDIS_URL: url }).message;
+        expect(message).toMatch(/REDIS_URL: has no TLS/);
+        expect(message).toMatch(/CACHE_REDIS_URL: has no TLS/);
+        expect(message).not.toContain('p'.repeat(20));
+      }
+    });
+
+    it('accepts rediss:// and ?tls=true on the Sentinel and Cluster forms as TLS', () => {
+      for (const url of ['rediss://10.0.0.5:6380', 'REDISS://10.0.0.5', 'redis+sentinel://s1,s2/sessions?tls=true', 'redis+cluster://n1:7000?tls=true']) {
+        expect(loadConfig({ ...ready, REDIS_URL: url, CACHE_REDIS_URL: url }).insecureTransport).toEqual([]);
+      }
+    });
+
+    it('lets ALLOW_INSECURE_TRANSPORT=true through http:// upstreams and Redis without TLS, and says which', () => {
+      const config = loadConfig({ ...ready, UPSTREAM_SANDBOX_URL: 'http://emulator-sandbox:4010', REDIS_URL: 'redis://redis-sessions:6379', CACHE_REDIS_URL: 'rediss://redis-cache:6380', ALLOW_INSECURE_TRANSPORT: 'true' });
+      expect(config.insecureTransport).toEqual(['UPSTREAM_SANDBOX_URL', 'REDIS_URL']);
+      expect(loadConfig({ ...ready, REDIS_URL: 'rediss://r:6380', ALLOW_INSECURE_TRANSPORT: 'true' }).insecureTransport).toEqual([]);
+    });
+
+    it('accepts NODE_ENV unset, development, test or production only, naming the variable for any other', () => {
+      for (const value of ['prod', 'Production', 'PRODUCTION', 'staging', 'production ']) {
+        expect(refusal({ HOST: '0.0.0.0', NODE_ENV: value }).message).toMatch(/NODE_ENV: expected development, test or production/);
+      }
+      for (const value of [undefined, 'development', 'test']) expect(loadConfig({ NODE_ENV: value }).production).toBe(false);
     });
 
     it('is not applied outside production', () => {

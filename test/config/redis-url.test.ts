@@ -55,6 +55,19 @@ describe('REDIS_URL and CACHE_REDIS_URL topologies', () => {
     expect(config.redis).toBeUndefined();
   });
 
+  it('reads ?tls=true on a Sentinel or Cluster URL as TLS, and ?tls=false or none as plain', () => {
+    expect(loadConfig({ REDIS_URL: `redis+sentinel://:${PASSWORD}@s1,s2/sessions/2?tls=true`, CREDENTIAL_KEY: KEY }).redis).toEqual({
+      topology: 'sentinel',
+      sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26379 }],
+      masterName: 'sessions',
+      db: 2,
+      password: PASSWORD,
+      tls: true,
+    });
+    expect(loadConfig({ CACHE_REDIS_URL: 'redis+cluster://n1:7000?tls=true', CREDENTIAL_KEY: KEY }).cacheRedis).toEqual({ topology: 'cluster', nodes: [{ host: 'n1', port: 7000 }], tls: true });
+    expect(loadConfig({ CACHE_REDIS_URL: 'redis+cluster://n1:7000?tls=false', CREDENTIAL_KEY: KEY }).cacheRedis).toEqual({ topology: 'cluster', nodes: [{ host: 'n1', port: 7000 }] });
+  });
+
   it('still requires CREDENTIAL_KEY beside a Sentinel or Cluster URL', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis+cluster://n1:7000' })).toThrow(/CREDENTIAL_KEY: is required with REDIS_URL/);
   });
@@ -70,7 +83,8 @@ describe('REDIS_URL and CACHE_REDIS_URL topologies', () => {
     ['a host that is not a host', `redis+cluster://:${PASSWORD}@n1:7000,n_2!:7001`, /host 2 is not host:port/],
     ['an unencoded @ in the password', `redis+cluster://user:${PASSWORD}@x@n1:7000`, /unencoded @/],
     ['a password that is not percent-encoded correctly', `redis+sentinel://user:${PASSWORD}%zz@s1/mymaster`, /password is not percent-encoded/],
-    ['a query string', `redis+cluster://:${PASSWORD}@n1:7000?tls=true`, /no query/],
+    ['a query string other than ?tls=true', `redis+cluster://:${PASSWORD}@n1:7000?tls=yes`, /no query but \?tls=true/],
+    ['a fragment', `redis+sentinel://:${PASSWORD}@s1/mymaster#x`, /no fragment/],
     ['an unknown scheme', `redis+proxy://:${PASSWORD}@n1:7000`, /unknown scheme/],
     ['no URL at all', `${PASSWORD}`, /not a URL/],
   ];

@@ -5,7 +5,9 @@
  * shortened) run as local redis-server processes, the gateway's client finds the primary through
  * the sentinels of REDIS_URL, the sentinels promote the replica when the primary is killed, the
  * promotion is written to the replica's configuration file, and the old primary, started again
- * from its own file, rejoins as a replica.
+ * from its own file, rejoins as a replica. Every server requires the password each service feeds
+ * it on its standard input (its `<<AUTH` here-document), as the gateway's, the replica's and the
+ * sentinels' connections give it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { hereDocument, interpolate } from '../support/compose';
 import { freePort } from '../support/launcher';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config';
 import { createRedisClient, waitForReady, type RedisClient } from '../../src/redis';
@@ -21,6 +24,7 @@ import { createRedisSessionStore } from '../../src/session/redis-store';
 
 const DEPLOY = path.resolve(__dirname, '../../deploy');
 const KEY = Buffer.alloc(32, 7).toString('base64');
+const PASSWORD = 'b'.repeat(48);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Service {
@@ -37,24 +41,50 @@ const SENTINELS = ['sentinel-1', 'sentinel-2', 'sentinel-3'];
 
 /** The configuration a service writes at its first start (its `<<'CONF'` here-document). */
 function configOf(name: string): string {
-  const script = services[name]?.command?.[2] ?? '';
-  const text = /<<'CONF'\n([\s\S]*?)\nCONF\n/.exec(script)?.[1];
+  const text = hereDocument(services[name]?.command?.[2] ?? '', 'CONF');
   if (text === undefined) throw new Error(`${name} writes no configuration`);
   return text;
 }
+
+/** What a service feeds its server on stdin at every start (`<<AUTH`), the secret read as PASSWORD. */
+function authOf(name: string): string {
+  const text = hereDocument(services[name]?.command?.[2] ?? '', 'AUTH', PASSWORD);
+  if (text === undefined) throw new Error(`${name} is given no password`);
+  return text;
+}
+
+/** A gateway's variable as compose gives it, with REDIS_PASSWORD=PASSWORD. */
+const gatewayVariable = (name: string, variable: string) => interpolate(services[name]?.environment?.[variable] ?? '', { REDIS_PASSWORD: PASSWORD });
 
 describe('deploy/compose.ha.yaml', () => {
   it('has two gateway replicas on the Sentinel group for sessions and on an evicting Redis for caches', () => {
     expect(Object.keys(services).sort()).toEqual(['emulator-production', 'emulator-sandbox', 'gateway-1', 'gateway-2', 'nginx', 'redis-cache', ...SESSION_SERVERS, ...SENTINELS].sort());
     for (const name of ['gateway-1', 'gateway-2']) {
-      const env = services[name]?.environment ?? {};
+      const env = Object.fromEntries(Object.keys(services[name]?.environment ?? {}).map((variable) => [variable, gatewayVariable(name, variable)]));
       for (const variable of Object.keys(env)) expect(CONFIG_VARIABLES, variable).toContain(variable);
       const config = loadConfig({ ...env, CREDENTIAL_KEY: KEY, OPS_TOKEN: 'x'.repeat(32), COOKIE_SECURE: 'true' });
-      expect(config.redis).toEqual({ topology: 'sentinel', sentinels: SENTINELS.map((host) => ({ host, port: 26379 })), masterName: 'sessions', db: 0 });
-      expect(config.cacheRedis).toEqual({ topology: 'single', url: 'redis://redis-cache:6379' });
+      expect(config.redis).toEqual({ topology: 'sentinel', sentinels: SENTINELS.map((host) => ({ host, port: 26379 })), masterName: 'sessions', db: 0, password: PASSWORD });
+      expect(config.cacheRedis).toEqual({ topology: 'single', url: `redis://:${PASSWORD}@redis-cache:6379` });
       expect(Object.keys(services[name]?.depends_on ?? {})).toEqual(expect.arrayContaining([...SENTINELS, 'redis-cache']));
     }
     expect(services['redis-cache']?.command?.join(' ')).toMatch(/--maxmemory \d+mb .*--maxmemory-policy allkeys-lru .*--appendonly no/);
+  });
+
+  it('gives every Redis server the password from the redis_password secret on its standard input, and the replica and the sentinels the same to authenticate with', () => {
+    const secrets = (compose as { secrets?: Record<string, { environment?: string }> }).secrets;
+    expect(secrets?.redis_password).toEqual({ environment: 'REDIS_PASSWORD' });
+    for (const name of [...SESSION_SERVERS, 'redis-cache']) {
+      expect(authOf(name)).toMatch(new RegExp(`^requirepass "${PASSWORD}"$`, 'm'));
+      expect((services[name] as { secrets?: string[] }).secrets).toEqual(['redis_password']);
+      // Read from stdin (`-` last), so the password is on no command line.
+      expect(services[name]?.command?.[2]).toMatch(/redis-server .* - <<AUTH$/m);
+      expect(services[name]?.healthcheck?.test.join(' ')).toContain('REDISCLI_AUTH=');
+    }
+    for (const name of SESSION_SERVERS) expect(authOf(name)).toMatch(new RegExp(`^masterauth "${PASSWORD}"$`, 'm'));
+    for (const name of SENTINELS) {
+      expect(authOf(name)).toBe(`sentinel auth-pass sessions "${PASSWORD}"`);
+      expect((services[name] as { secrets?: string[] }).secrets).toEqual(['redis_password']);
+    }
   });
 
   it('keeps sessions on servers that never evict and append every write to a fsynced AOF, each in its own volume', () => {
@@ -68,7 +98,7 @@ describe('deploy/compose.ha.yaml', () => {
       expect(services[name]?.volumes).toEqual([`${name}:/data`]);
       // Written once: Sentinel's rewrites of the file survive a restart.
       expect(services[name]?.command?.[2]).toMatch(/^\[ -f \/data\/redis\.conf \] \|\| cat > \/data\/redis\.conf <<'CONF'$/m);
-      expect(services[name]?.command?.[2]).toMatch(/^exec docker-entrypoint\.sh redis-server \/data\/redis\.conf$/m);
+      expect(services[name]?.command?.[2]).toMatch(/^exec docker-entrypoint\.sh redis-server \/data\/redis\.conf - <<AUTH$/m);
     }
     expect(configOf('redis-sessions-2')).toMatch(/^replicaof redis-sessions-1 6379$/m);
     expect(configOf('redis-sessions-1')).not.toContain('replicaof');
@@ -83,7 +113,7 @@ describe('deploy/compose.ha.yaml', () => {
       expect(config.indexOf('sentinel resolve-hostnames yes')).toBeGreaterThanOrEqual(0);
       expect(config.indexOf('sentinel resolve-hostnames yes')).toBeLessThan(config.indexOf('sentinel monitor'));
       expect(config).toMatch(/^sentinel announce-hostnames yes$/m);
-      expect(services[name]?.command?.[2]).toMatch(/^exec docker-entrypoint\.sh redis-server \/data\/sentinel\.conf --sentinel$/m);
+      expect(services[name]?.command?.[2]).toMatch(/^exec docker-entrypoint\.sh redis-server \/data\/sentinel\.conf --sentinel - <<AUTH$/m);
       expect(services[name]?.volumes).toEqual([`${name}:/data`]);
       expect(services[name]?.healthcheck?.test.join(' ')).toContain('get-master-addr-by-name sessions');
     }
@@ -110,6 +140,8 @@ describe('the session group of compose.ha.yaml, run locally', () => {
     return `port ${port}\nbind 127.0.0.1\nlogfile ${path.join(dirs.get(name) ?? '', 'log')}\n${mapped}\n`;
   };
 
+  const isSentinel = (name: string) => SENTINELS.includes(name);
+
   const start = async (name: string, sentinel: boolean) => {
     const dir = dirs.get(name) ?? mkdtempSync(path.join(tmpdir(), `sgw-${name}-`));
     dirs.set(name, dir);
@@ -120,13 +152,15 @@ describe('the session group of compose.ha.yaml, run locally', () => {
     } catch {
       writeFileSync(file, localConfig(name));
     }
-    const child = spawn('redis-server', [file, ...(sentinel ? ['--sentinel'] : [])], { stdio: 'ignore' });
+    // As the service starts it: the password on stdin, `-` last.
+    const child = spawn('redis-server', [file, ...(sentinel ? ['--sentinel'] : []), '-'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    child.stdin?.end(`${authOf(name)}\n`);
     processes.set(name, child);
     await until(`${name} answers`, async () => (await probe(name, (redis) => redis.ping())) === 'PONG');
   };
 
   const probe = async <T,>(name: string, command: (redis: Redis) => Promise<T>): Promise<T> => {
-    const redis = new Redis({ port: ports.get(name) ?? 0, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
+    const redis = new Redis({ port: ports.get(name) ?? 0, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500, ...(isSentinel(name) ? {} : { password: PASSWORD }) });
     redis.on('error', () => undefined);
     try {
       await redis.connect();
@@ -173,7 +207,15 @@ describe('the session group of compose.ha.yaml, run locally', () => {
       });
     }
 
-    const url = (services['gateway-1']?.environment?.REDIS_URL ?? '').replace(/(sentinel-\d):26379/g, (_all, name: string) => `127.0.0.1:${ports.get(name) ?? 0}`);
+    // The password guards the data: a connection without it is refused.
+    for (const name of SESSION_SERVERS) {
+      const anonymous = new Redis({ port: ports.get(name) ?? 0, host: '127.0.0.1', enableReadyCheck: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      anonymous.on('error', () => undefined);
+      clients.push(anonymous);
+      await expect(anonymous.get('sgw:session:compose-ha')).rejects.toThrow(/NOAUTH/);
+    }
+
+    const url = gatewayVariable('gateway-1', 'REDIS_URL').replace(/(sentinel-\d):26379/g, (_all, name: string) => `127.0.0.1:${ports.get(name) ?? 0}`);
     const target = loadConfig({ REDIS_URL: url, CREDENTIAL_KEY: KEY }).redis;
     if (!target) throw new Error('no REDIS_URL');
     const redis = createRedisClient({ target });

@@ -8,7 +8,8 @@ import { useGraphiQLPage } from '../../src/observability/graphiql/use-graphiql-p
 import { DEMO_ACCOUNT, signIn } from '../support/emulator';
 import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../support/gateway';
 
-const { sandbox, production, gateway } = useGatewayOnEmulators({ ALLOWED_ORIGINS: 'https://app.example.com', NODE_ENV: 'production' });
+// The emulators and the test Redis are plain http:// and redis:// on loopback.
+const { sandbox, production, gateway } = useGatewayOnEmulators({ ALLOWED_ORIGINS: 'https://app.example.com', NODE_ENV: 'production', ALLOW_INSECURE_TRANSPORT: 'true' });
 
 async function raw(path: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: { errors?: { message: string; extensions?: { code?: string } }[] } }> {
   const response = await fetch(`${gateway.current.url}${path}`, init);
@@ -88,17 +89,33 @@ describe('CORS', () => {
     expect(foreign.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
-  it('lets allowed origins send X-Request-Id and trace headers, and read Retry-After and X-Request-Id', async () => {
+  it('lets allowed origins send X-Request-Id, trace, Cache-Control and Idempotency-Key headers, and read Retry-After, X-Request-Id, Age and Idempotent-Replayed', async () => {
     const allowed = await fetch(`${gateway.current.url}/graphql`, {
       method: 'OPTIONS',
       headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-csrf, x-request-id, traceparent' },
     });
-    for (const header of ['x-request-id', 'traceparent', 'tracestate', 'baggage']) expect(allowed.headers.get('access-control-allow-headers')).toContain(header);
+    for (const header of ['x-request-id', 'traceparent', 'tracestate', 'baggage', 'cache-control', 'idempotency-key']) expect(allowed.headers.get('access-control-allow-headers')).toContain(header);
     const answer = await fetch(`${gateway.current.url}/graphql`, { method: 'POST', headers: { origin: 'https://app.example.com', 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
-    const exposed = (answer.headers.get('access-control-expose-headers') ?? '').toLowerCase();
-    expect(exposed).toContain('x-request-id');
-    expect(exposed).toContain('retry-after');
+    const exposed = (answer.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/,\s*/);
+    expect(exposed.sort()).toEqual(['age', 'idempotent-replayed', 'retry-after', 'x-request-id']);
     expect(answer.headers.get('vary')).toMatch(/\bOrigin\b/i);
+  });
+
+  it('sends no CORS header outside /graphql, even to an allowed origin: not on /ops/, /metrics, /readiness or the drop-in front (regression)', async () => {
+    const origin = 'https://app.example.com';
+    const paths = ['/ops/data', '/ops/', '/metrics', '/readiness', '/healthcheck', '/v2/graphql', '/sandbox/v2/graphql', '/production/v2/graphql', '/v2/auth/sign_in', '/statements/x/pdf', '/graphql/x'];
+    for (const path of paths) {
+      const answers = [
+        await fetch(`${gateway.current.url}${path}`, { headers: { origin } }),
+        await fetch(`${gateway.current.url}${path}`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' }),
+        await fetch(`${gateway.current.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } }),
+      ];
+      for (const answer of answers) {
+        await answer.arrayBuffer();
+        const cors = [...answer.headers.keys()].filter((name) => name.startsWith('access-control-'));
+        expect(cors, `${path} ${answer.status}`).toEqual([]);
+      }
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNT } from '../support/emulator';
 import { Browser, useGatewayOnEmulators } from '../support/gateway';
-import { chunked, sendThenRead } from '../support/raw-http';
+import { chunked, dripUntilClosed, sendThenRead } from '../support/raw-http';
 import { VALID_NEC } from '../support/statements';
 
 interface BadRequest {
@@ -240,4 +240,14 @@ describe('bad requests', () => {
       blankForm fields { identifier arrayType boxLabel boxNumber dataType description fixedArrayLength frequentUse maxArrayLength maxStringLength sampleValue sortOrder yearsUsed } } } }`);
     expect(definitions.codes).toEqual([]);
   });
+
+  it('closes a connection that sends its headers one byte a second within a few seconds of the 10 s headers deadline (regression: it stayed open about 38 s)', async () => {
+    const head = `POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nX-Padding: ${'x'.repeat(100)}\r\n`;
+    const { openMs, statusLine, gaveUp } = await dripUntilClosed(gateway.current.url, head, 1_000, 45_000);
+    expect(gaveUp).toBe(false);
+    expect(openMs).toBeGreaterThanOrEqual(9_500);
+    expect(openMs).toBeLessThan(13_000);
+    expect(statusLine).toBe('HTTP/1.1 408 Request Timeout');
+  }, 50_000);
 });
+

@@ -28,7 +28,9 @@ export async function startGatewayInProcess(env: Record<string, string | undefin
   });
   const config = loadConfig({ PORT: '0', ...env });
   const gateway = await startGateway(config, { logDestination: destination });
-  output += startBanner(config, gateway);
+  // Not `output += startBanner(...)`: that reads `output` before the banner's warnings are logged into it.
+  const banner = startBanner(config, gateway);
+  output += banner;
   let stopped: Promise<ExitStatus> | undefined;
   return {
     url: gateway.url,

@@ -79,3 +79,37 @@ export function chunked(body: Buffer, size = 64 * 1024): Buffer[] {
   pieces.push(Buffer.from('0\r\n\r\n'));
   return pieces;
 }
+
+/**
+ * A slow client: opens a connection and sends `head` one byte every `intervalMs`, never finishing
+ * it. Resolves when the server closes the connection (or after `giveUpMs`): how long it stayed
+ * open from the first byte (where the server's headers deadline starts), and the status line the
+ * server answered with before closing, if any.
+ */
+export function dripUntilClosed(url: string, head: string, intervalMs = 1_000, giveUpMs = 60_000): Promise<{ openMs: number; statusLine: string; gaveUp: boolean }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    let started = performance.now();
+    let received = '';
+    let sent = 0;
+    let drip: NodeJS.Timeout | undefined;
+    const giveUp = setTimeout(() => finish(true), giveUpMs);
+    const finish = (gaveUp: boolean) => {
+      clearInterval(drip);
+      clearTimeout(giveUp);
+      socket.destroy();
+      resolve({ openMs: performance.now() - started, statusLine: received.split('\r\n')[0] ?? '', gaveUp });
+    };
+    socket.on('connect', () => {
+      socket.setNoDelay(true);
+      drip = setInterval(() => {
+        if (sent === 0) started = performance.now();
+        if (sent < head.length && socket.writable) socket.write(head[sent++] ?? '');
+      }, intervalMs);
+    });
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => finish(false));
+  });
+}
