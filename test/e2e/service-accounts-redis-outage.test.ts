@@ -51,7 +51,7 @@ describe('service accounts while Redis is down', () => {
         sealed = await probe.get(`sgw:account:{${during.name}}:credential`);
         if (!sealed) await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      expect(sealed).toMatch(/^v2\./);
+      expect(sealed).toMatch(/^v3\./);
     } finally {
       probe.disconnect();
     }
