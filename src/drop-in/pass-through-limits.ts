@@ -16,7 +16,7 @@
 import { GraphQLError, parse, validate, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { GatewayError, gatewayError } from '../errors';
 import { rootFields, selectedOperation } from '../gateway/root-fields';
-import { MAX_PDFS_PER_ANSWER, pdfsSelected } from '../protection/pdf-answer-limit';
+import { pdfAnswerRefusal } from '../protection/pdf-answer-limit';
 import { QUERY_LIMIT_MESSAGE, QUERY_LIMITS, queryLimitRules, queryTextRefusal } from '../protection/use-query-limits';
 import { bodyParams } from './body-params';
 
@@ -78,10 +78,8 @@ function enforce(schema: GraphQLSchema, request: PassThroughRequest & { document
   // The limit rules alone: each throws its refusal ("Syntax Error: Query depth limit of 12 exceeded ...").
   const errors = validate(schema, request.document, queryLimitRules());
   if (errors[0]) throw errors[0];
-  const { pdfs } = pdfsSelected(schema, request.document, request.operationName, request.variables);
-  if (pdfs > MAX_PDFS_PER_ANSWER) {
-    throw gatewayError('QUERY_TOO_COMPLEX', `The query can answer with up to ${pdfs} PDFs; at most ${MAX_PDFS_PER_ANSWER} are allowed per request.`);
-  }
+  const { refusal } = pdfAnswerRefusal(schema, request.document, request.operationName, request.variables);
+  if (refusal) throw refusal;
 }
 
 /** The expensive limits on a request `readPassThrough` admitted: throws QUERY_TOO_COMPLEX (or the walk's own GatewayError). */
