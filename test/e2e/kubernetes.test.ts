@@ -1,0 +1,108 @@
+/**
+ * The Kubernetes package (deploy/kubernetes, a Kustomize base), rendered offline with
+ * `kubectl kustomize` as a platform team would, and checked for the contract's facts: the objects
+ * it holds, probes, the drain's grace period, the restricted security profile, secrets by
+ * reference only, and an environment the gateway's own production guard accepts.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { loadConfig } from '../../src/config';
+import { parseDuration } from '../../src/config/duration';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+interface K8sObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+  readonly [field: string]: unknown;
+}
+
+function render(folder: string): K8sObject[] {
+  const result = spawnSync('kubectl', ['kustomize', path.join(ROOT, folder)], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`kubectl kustomize ${folder} failed: ${result.stderr || String(result.error)}`);
+  return parseAllDocuments(result.stdout).map((document) => document.toJS() as K8sObject);
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- manifests are read as the YAML gives them */
+type Any = any;
+
+const base = render('deploy/kubernetes');
+const one = (objects: readonly K8sObject[], kind: string): Any => {
+  const found = objects.filter((object) => object.kind === kind);
+  expect(found, kind).toHaveLength(1);
+  return found[0];
+};
+const deployment = one(base, 'Deployment');
+const pod = deployment.spec.template.spec;
+const container = pod.containers[0];
+const envOf = (name: string): Any => container.env.find((entry: Any) => entry.name === name);
+
+describe('the Kubernetes package', () => {
+  it('renders offline into a Deployment, Service, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, ServiceAccount and ConfigMap', () => {
+    expect(base.map((object) => `${object.apiVersion} ${object.kind}`).sort()).toEqual([
+      'apps/v1 Deployment',
+      'autoscaling/v2 HorizontalPodAutoscaler',
+      'networking.k8s.io/v1 NetworkPolicy',
+      'policy/v1 PodDisruptionBudget',
+      'v1 ConfigMap',
+      'v1 Service',
+      'v1 ServiceAccount',
+    ]);
+    expect(one(base, 'HorizontalPodAutoscaler').spec).toMatchObject({ minReplicas: 2, scaleTargetRef: { kind: 'Deployment', name: deployment.metadata.name } });
+    expect(one(base, 'NetworkPolicy').spec.policyTypes).toEqual(['Ingress', 'Egress']);
+  });
+
+  it('runs at least two replicas with readiness on /readiness, liveness and startup on /healthcheck', () => {
+    expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
+    expect(container.readinessProbe.httpGet.path).toBe('/readiness');
+    expect(container.livenessProbe.httpGet.path).toBe('/healthcheck');
+    expect(container.startupProbe.httpGet.path).toBe('/healthcheck');
+  });
+
+  it('gives the drain its time: terminationGracePeriodSeconds covers SHUTDOWN_DELAY + SHUTDOWN_TIMEOUT + 5 s', () => {
+    const delay = parseDuration(envOf('SHUTDOWN_DELAY').value as string) ?? Number.NaN;
+    const timeout = parseDuration(envOf('SHUTDOWN_TIMEOUT').value as string) ?? Number.NaN;
+    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(delay + timeout + 5_000);
+  });
+
+  it('runs under the restricted profile: non-root, read-only root filesystem, no escalation, no capability, RuntimeDefault seccomp, no service-account token', () => {
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+    expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(one(base, 'ServiceAccount').automountServiceAccountToken).toBe(false);
+    // The one writable path is declared.
+    expect(container.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
+    expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+    expect(container.resources.limits).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+  });
+
+  it('takes CREDENTIAL_KEY, OPS_TOKEN and the Redis URLs only from Secret references, and no Secret is in the package', () => {
+    for (const name of ['CREDENTIAL_KEY', 'OPS_TOKEN', 'REDIS_URL', 'CACHE_REDIS_URL']) {
+      expect(envOf(name), name).toEqual({ name, valueFrom: { secretKeyRef: expect.objectContaining({ name: 'statement-gateway' }) } });
+    }
+    expect(base.some((object) => object.kind === 'Secret')).toBe(false);
+    const literal = JSON.stringify(base);
+    expect(literal).not.toMatch(/PASSWORD|password=|rediss?:\/\/[^"]*@/i);
+  });
+
+  it('gives the gateway an environment its production guard accepts, once the secrets are there', () => {
+    const config = one(base, 'ConfigMap').data as Record<string, string>;
+    const literals = Object.fromEntries(container.env.filter((entry: Any) => 'value' in entry).map((entry: Any) => [entry.name, entry.value]));
+    const secrets = { CREDENTIAL_KEY: Buffer.alloc(32, 7).toString('base64'), OPS_TOKEN: 'x'.repeat(32), REDIS_URL: 'rediss://gateway:secret@redis.example.com:6380' };
+    const loaded = loadConfig({ ...config, ...literals, ...secrets });
+    expect(loaded.production).toBe(true);
+    expect(loaded.port).toBe(container.ports[0].containerPort);
+  });
+
+  it('adds a ServiceMonitor reading OPS_TOKEN from the Secret through its component, in an overlay', () => {
+    const overlay = render('deploy/kubernetes-overlays/example');
+    const monitor = one(overlay, 'ServiceMonitor');
+    expect(monitor.spec.endpoints[0]).toMatchObject({ path: '/metrics', authorization: { credentials: { name: 'statement-gateway', key: 'ops-token' } } });
+    expect(new Set(overlay.map((object) => object.metadata.namespace))).toEqual(new Set(['statement-gateway']));
+    expect(one(overlay, 'Deployment').spec.template.spec.containers[0].image).toBe('registry.example.com/statement-gateway:0.1.0');
+  });
+});
