@@ -65,7 +65,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy }),
     // HTTP routes answered before any GraphQL work: liveness, readiness, metrics and /ops.
-    useHealth({ sessionStore: sessions.store, upstreams, clock }),
+    useHealth({ sessionStore: sessions.store, cacheStore: caches.store, upstreams, clock, lifecycle: runtime.lifecycle, metrics }),
     useMetricsEndpoint({ metrics, access: opsAccess }),
     useOpsPage({ metrics, access: opsAccess, clock }),
     // GraphiQL outside production, from the installed package (no CDN): the page at /graphql for
