@@ -86,6 +86,8 @@ async function startGateway(children: Children, settings: Settings, sandbox: str
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      // No load balancer to wait for when the bench stops it.
+      SHUTDOWN_DELAY: '0',
       UPSTREAM_SANDBOX_URL: sandbox,
       UPSTREAM_PRODUCTION_URL: production,
       REDIS_URL: settings.redisUrl,

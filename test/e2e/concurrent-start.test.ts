@@ -25,7 +25,7 @@ async function npmStart(cwd: string): Promise<Started> {
   const child = spawn('npm', ['start'], {
     cwd,
     detached: true,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'test' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'test', SHUTDOWN_DELAY: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
