@@ -72,17 +72,23 @@ export function useHealth({ sessionStore, cacheStore, upstreams, clock, lifecycl
     return Object.fromEntries(entries) as DependencyStates;
   };
   let latest: { at: number; states: Promise<DependencyStates> } | undefined;
+  /** The last states found, for answers that must not wait for a slow dependency. */
+  let known: DependencyStates | undefined;
   const dependencies = (): Promise<DependencyStates> => {
     const now = clock();
-    if (!latest || now - latest.at >= cacheMs) latest = { at: now, states: assess() };
+    if (!latest || now - latest.at >= cacheMs) {
+      latest = { at: now, states: assess() };
+      void latest.states.then((states) => (known = states));
+    }
     return latest.states;
   };
   metrics?.observeDependencies(dependencies);
 
   const readiness = async () => {
-    const states = await dependencies();
     const { phase } = lifecycle;
-    if (phase !== 'serving') return jsonResponse(503, { status: phase, dependencies: states });
+    // At once: a stopping replica must leave the load balancer's pool without delay.
+    if (phase !== 'serving') return jsonResponse(503, { status: phase, dependencies: known ?? {} });
+    const states = await dependencies();
     const degraded = Object.values(states).includes('down');
     return jsonResponse(200, { status: degraded ? 'degraded' : 'ready', dependencies: states });
   };

@@ -123,14 +123,24 @@ describe('useHealth', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  it('answers 503 starting before the gateway serves, and 503 stopping once it stops', async () => {
+  it('answers 503 starting before the gateway serves, and 503 stopping once it stops, with the states last found', async () => {
     const lifecycle = createLifecycle();
     const { readiness } = health({ lifecycle });
-    expect(await readiness()).toMatchObject({ status: 503, body: { status: 'starting', dependencies: ALL_UP } });
+    expect(await readiness()).toMatchObject({ status: 503, body: { status: 'starting', dependencies: {} } });
     lifecycle.serving();
     expect((await readiness()).status).toBe(200);
     lifecycle.stopping();
-    expect(await readiness()).toMatchObject({ status: 503, body: { status: 'stopping' } });
+    expect(await readiness()).toMatchObject({ status: 503, body: { status: 'stopping', dependencies: ALL_UP } });
+  });
+
+  it('answers stopping at once, without waiting for a dependency that hangs', async () => {
+    await failing(sandbox.url, { hangMs: 5_000 });
+    const lifecycle = createLifecycle();
+    lifecycle.stopping();
+    const { readiness } = health({ lifecycle, timeoutMs: 2_000 });
+    const started = Date.now();
+    expect((await readiness()).status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(500);
   });
 
   it('gives the same states as statement_gateway_dependency_up, 1 up and 0 down', async () => {
