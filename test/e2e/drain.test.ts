@@ -7,11 +7,11 @@
  * The upstream is slowed through the emulator's settings.
  */
 import { Agent, request } from 'node:http';
-import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT, useEmulator } from '../support/emulator';
 import { startGatewayProcess } from '../support/gateway';
 import type { Launched } from '../support/launcher';
+import { connectionRefused } from '../support/raw-http';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
@@ -52,14 +52,6 @@ function send(url: string, agent: Agent, method: 'GET' | 'POST', path: string, b
 const LOGIN = { query: 'mutation($email: String!, $password: String!) { login(email: $email, password: $password) { uid } }', variables: { email: DEMO_ACCOUNT.email, password: DEMO_ACCOUNT.password } };
 const TYPENAME = { query: '{ __typename }' };
 
-const refused = (url: string) =>
-  new Promise<boolean>((resolve) => {
-    const { hostname, port } = new URL(url);
-    const socket = connect(Number(port), hostname);
-    socket.once('connect', () => (socket.destroy(), resolve(false)));
-    socket.once('error', () => resolve(true));
-  });
-
 describe('SIGTERM', () => {
   it('answers readiness 503 stopping at once, serves requests during SHUTDOWN_DELAY, finishes slow requests in flight, then exits 0 with the port closed', async () => {
     gateway = await start({ SHUTDOWN_DELAY: `${DELAY_MS}ms`, SHUTDOWN_TIMEOUT: '12s' });
@@ -89,7 +81,7 @@ describe('SIGTERM', () => {
     expect(took).toBeGreaterThanOrEqual(DELAY_MS);
     // Not SHUTDOWN_TIMEOUT, nor the 65 s keep-alive timeout: idle connections were closed.
     expect(took).toBeLessThan(DELAY_MS + LATENCY_MS + 4_000);
-    expect(await refused(url)).toBe(true);
+    expect(await connectionRefused(url)).toBe(true);
     agent.destroy();
   });
 

@@ -7,11 +7,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNT, useEmulator } from '../support/emulator';
 import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL } from '../support/gateway';
+import { connectionRefused } from '../support/raw-http';
 import { productionCheckout, type ProductionCheckout } from '../support/production-checkout';
 
 const sandbox = useEmulator('sandbox');
@@ -31,14 +31,6 @@ function childrenOf(pid: number): number[] {
   const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
   return text ? text.split(/\s+/).map(Number) : [];
 }
-
-const refused = (url: string) =>
-  new Promise<boolean>((resolve) => {
-    const { hostname, port } = new URL(url);
-    const socket = connect(Number(port), hostname);
-    socket.once('connect', () => (socket.destroy(), resolve(false)));
-    socket.once('error', () => resolve(true));
-  });
 
 describe('the production checkout', () => {
   it('holds the compiled gateway without any of the emulator\'s code, and none of the development tools', () => {
@@ -92,7 +84,7 @@ describe('npm run start:prod with NODE_ENV=production', () => {
       npm.kill('SIGTERM');
       expect(await exited).toBe(0);
       expect(existsSync(`/proc/${gateway ?? 0}`)).toBe(false);
-      expect(await refused(base)).toBe(true);
+      expect(await connectionRefused(base)).toBe(true);
     } finally {
       npm.kill('SIGKILL');
     }

@@ -79,3 +79,16 @@ export function chunked(body: Buffer, size = 64 * 1024): Buffer[] {
   pieces.push(Buffer.from('0\r\n\r\n'));
   return pieces;
 }
+
+/** Whether nothing listens at the URL's host and port any more (the connection is refused). */
+export function connectionRefused(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const { hostname, port } = new URL(url);
+    const socket = net.connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
