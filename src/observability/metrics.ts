@@ -43,10 +43,11 @@ export interface GatewayMetrics {
   /** An operation executed by the fast path (src/fast-path/) instead of Mesh's delegation. */
   forwarded(kind: 'query' | 'mutation'): void;
   /**
-   * The contract's `statement_gateway_dependency_up{dependency}`, read from `probe` at each scrape
-   * (the readiness checks, which reuse one verdict for a second): no series before it is given.
+   * The contract's `statement_gateway_dependency_up{dependency}`: at each scrape, the states the
+   * readiness checks last found (`current`), so that a scrape costs no upstream call; load
+   * balancers' and orchestrators' readiness probes keep them a few seconds fresh. No series before.
    */
-  observeDependencies(probe: () => Promise<DependencyStates>): void;
+  observeDependencies(current: () => DependencyStates | undefined): void;
 }
 
 export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
@@ -118,15 +119,14 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     labelNames: ['kind'] as const,
     registers: [registry],
   });
-  let dependencyProbe: (() => Promise<DependencyStates>) | undefined;
+  let currentDependencies: (() => DependencyStates | undefined) | undefined;
   new Gauge({
     name: 'statement_gateway_dependency_up',
     help: 'Whether a shared dependency answered the last readiness check (1 up, 0 down): sessionStore, cacheStore, upstreamSandbox, upstreamProduction. Readiness stays 200 while one is down; alert on this instead.',
     labelNames: ['dependency'] as const,
     registers: [registry],
-    async collect() {
-      if (!dependencyProbe) return;
-      for (const [dependency, state] of Object.entries(await dependencyProbe())) this.labels(dependency).set(state === 'up' ? 1 : 0);
+    collect() {
+      for (const [dependency, state] of Object.entries(currentDependencies?.() ?? {})) this.labels(dependency).set(state === 'up' ? 1 : 0);
     },
   });
   // Zero series from the start, so rates and dashboards have every combination.
@@ -149,8 +149,8 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     sessionCacheLookup: (result) => sessionCache.labels(result).inc(),
     graphqlError: (code) => graphqlErrors.labels(code).inc(),
     forwarded: (kind) => forwarded.labels(kind).inc(),
-    observeDependencies: (probe) => {
-      dependencyProbe = probe;
+    observeDependencies: (current) => {
+      currentDependencies = current;
     },
   };
 }

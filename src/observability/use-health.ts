@@ -5,7 +5,7 @@
  * 503: every replica shares it, so a load balancer would pull them all, and the answers that still
  * work (stale definitions, cached reads, clear error codes) would become connection errors. The
  * body names each dependency `up` or `down` (never a URL or a secret), `degraded` while any is down,
- * and the same states are the `statement_gateway_dependency_up` gauge, which is what to alert on.
+ * and the states last found are the `statement_gateway_dependency_up` gauge, what to alert on.
  */
 import type { Plugin } from 'graphql-yoga';
 import type { Environment } from '../environment';
@@ -23,14 +23,14 @@ export interface HealthOptions {
   readonly clock: () => number;
   /** The gateway's phase: /readiness is 200 only while it is `serving`. */
   readonly lifecycle: Pick<Lifecycle, 'phase'>;
-  /** Given the dependency states for its gauge. */
+  /** Given the states last found, for its gauge (a scrape asks no dependency). */
   readonly metrics?: Pick<GatewayMetrics, 'observeDependencies'>;
   /** How long each dependency may take to answer (probes usually give up after a second). */
   readonly timeoutMs?: number;
   /**
-   * How long one set of dependency states is reused. /readiness and /metrics need no login:
-   * without this, every hit would cost two store round trips and two upstream calls (an amplifier
-   * for anyone who can reach them).
+   * How long one set of dependency states is reused. /readiness needs no login: without this,
+   * every hit would cost two store round trips and two upstream calls (an amplifier for anyone who
+   * can reach it).
    */
   readonly cacheMs?: number;
 }
@@ -82,7 +82,7 @@ export function useHealth({ sessionStore, cacheStore, upstreams, clock, lifecycl
     }
     return latest.states;
   };
-  metrics?.observeDependencies(dependencies);
+  metrics?.observeDependencies(() => known);
 
   const readiness = async () => {
     const { phase } = lifecycle;

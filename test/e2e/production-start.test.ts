@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNT, useEmulator } from '../support/emulator';
-import { Browser, TEST_CREDENTIAL_KEY, TEST_REDIS_URL } from '../support/gateway';
+import { Browser, RELAXED_LIMITS, TEST_CREDENTIAL_KEY, TEST_REDIS_URL } from '../support/gateway';
 import { connectionRefused } from '../support/raw-http';
 import { productionCheckout, type ProductionCheckout } from '../support/production-checkout';
 
@@ -54,7 +54,7 @@ describe('npm run start:prod with NODE_ENV=production', () => {
     const npm = spawn('npm', ['run', 'start:prod'], {
       cwd: dir(),
       env: {
-        ...baseEnv(), NODE_ENV: 'production', UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
+        ...baseEnv(), ...RELAXED_LIMITS, NODE_ENV: 'production', UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
         REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, SHUTDOWN_DELAY: '100ms',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -143,10 +143,15 @@ describe('useHealth', () => {
     expect(Date.now() - started).toBeLessThan(500);
   });
 
-  it('gives the same states as statement_gateway_dependency_up, 1 up and 0 down', async () => {
+  it('gives the states it last found as statement_gateway_dependency_up, 1 up and 0 down, asking no dependency at a scrape', async () => {
     await failing(sandbox.url, { failStatus: 503 });
-    const { metrics } = health();
+    const { metrics, readiness, advance } = health();
+    expect(await metrics.registry.metrics()).not.toContain('statement_gateway_dependency_up{');
+    await readiness();
+    advance(60_000);
+    await upstreamHits(sandbox.url);
     const text = await metrics.registry.metrics();
+    expect(await upstreamHits(sandbox.url)).toBe(0);
     expect(text).toContain('statement_gateway_dependency_up{dependency="upstreamSandbox"} 0');
     for (const dependency of ['sessionStore', 'cacheStore', 'upstreamProduction']) expect(text).toContain(`statement_gateway_dependency_up{dependency="${dependency}"} 1`);
   });
