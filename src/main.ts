@@ -3,6 +3,8 @@
  * no upstream URL, the built-in emulator for both environments), prints what it started, and on
  * SIGTERM drains (src/gateway/drain.ts) and exits 0.
  */
+// First: refuses an unsupported Node before any dependency is loaded.
+import './node-version';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config';
 import { startBanner } from './gateway/banner';
