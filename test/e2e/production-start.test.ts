@@ -86,7 +86,8 @@ describe('npm run start:prod with NODE_ENV=production', () => {
       expect(existsSync(`/proc/${gateway ?? 0}`)).toBe(false);
       expect(await connectionRefused(base)).toBe(true);
     } finally {
-      npm.kill('SIGKILL');
+      // On a failure, neither npm nor the gateway it started may outlive the test.
+      if (npm.exitCode === null) for (const pid of [...childrenOf(npm.pid ?? 0), npm.pid ?? 0]) process.kill(pid, 'SIGKILL');
     }
   });
 });
