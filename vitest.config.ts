@@ -23,7 +23,6 @@ export default defineConfig({
     // Test files mostly wait on processes they started (gateways, emulators): more files than
     // cores run at once.
     maxWorkers: 2,
-    minWorkers: 1,
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

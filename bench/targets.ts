@@ -88,6 +88,8 @@ async function startGateway(children: Children, settings: Settings, sandbox: str
       ALLOW_INSECURE_TRANSPORT: 'true',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      // No load balancer to wait for when the bench stops it.
+      SHUTDOWN_DELAY: '0',
       UPSTREAM_SANDBOX_URL: sandbox,
       UPSTREAM_PRODUCTION_URL: production,
       REDIS_URL: settings.redisUrl,

@@ -109,6 +109,7 @@ async function main(): Promise<void> {
   const gateway = await launchGateway({
     env: {
       LOG_LEVEL: 'warn',
+      SHUTDOWN_DELAY: '0',
       // Allocator and V8 settings to compare, passed on when set.
       MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX,
       NODE_OPTIONS: process.env.NODE_OPTIONS,

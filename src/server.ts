@@ -15,6 +15,7 @@ import { frontSchemaOf } from './drop-in/front-schema';
 import { isDropInRequest } from './drop-in/state';
 import { gatewayPlugins } from './gateway/plugins';
 import { publicSchema } from './gateway/public-schema';
+import { drainable, type DrainOptions } from './gateway/drain';
 import { createGatewayRuntime, type GatewayRuntime } from './gateway/runtime';
 import { bodyLimit, continueWithinLimit } from './http/body-limit';
 import { corsFor } from './http/cors';
@@ -29,6 +30,12 @@ export interface RunningGateway {
   readonly url: string;
   readonly runtime: GatewayRuntime;
   readonly embedded?: EmbeddedUpstreams;
+  /**
+   * SIGTERM's sequence (src/gateway/drain.ts) with SHUTDOWN_DELAY and SHUTDOWN_TIMEOUT, then Mesh
+   * and the runtime's connections closed.
+   */
+  drain(): Promise<void>;
+  /** The same without the delay, and in-flight requests cut after 2 s: tests, Ctrl-C. */
   close(): Promise<void>;
 }
 
@@ -44,7 +51,8 @@ export const MAX_CONNECTIONS = 4_096;
 const UPSTREAM_SOURCE = 'StatementFilingService';
 
 async function loadMeshArtifacts(): Promise<MeshArtifacts> {
-  const file = path.join(ROOT, '.mesh', 'index.ts');
+  // `index.ts` from the checkout (tsx), `index.js` from dist/, compiled with this file.
+  const file = path.join(ROOT, '.mesh', `index${path.extname(__filename)}`);
   try {
     return (await import(file)) as MeshArtifacts;
   } catch (error) {
@@ -135,17 +143,19 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     upstreams: { sandbox: upstreams.sandbox.baseUrl, production: upstreams.production.baseUrl }, embedded: Boolean(embedded),
   });
 
+  const drainer = drainable(server, runtime.lifecycle);
+  runtime.lifecycle.serving();
   let closing: Promise<void> | undefined;
-  const close = () =>
+  const stop = (options: DrainOptions) =>
     (closing ??= (async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2_000).unref();
-      });
+      await drainer.drain(options);
       mesh.destroy();
       await runtime.close();
     })());
 
-  return { url, runtime, ...(embedded ? { embedded } : {}), close };
+  return {
+    url, runtime, ...(embedded ? { embedded } : {}),
+    drain: () => stop(config.shutdown),
+    close: () => stop({ delayMs: 0, timeoutMs: 2_000 }),
+  };
 }

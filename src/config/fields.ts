@@ -24,18 +24,23 @@ export const upstreamUrl = (example: string) =>
     return !parsed.username && !parsed.password;
   }, 'must not contain a user name or password');
 
+/** A duration from 0 to `maxMs`, in milliseconds. */
+function durationUpTo(fallback: string, maxMs: number, message: string) {
+  return z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined || ms > maxMs) {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}
+
 /** The session cache's life: 0 turns it off; at most a second (logout must reach every replica within one). */
-export const sessionCacheTtl = z
-  .string()
-  .default('1s')
-  .transform((text, ctx) => {
-    const ms = parseDuration(text);
-    if (ms === undefined || ms > 1_000) {
-      ctx.addIssue({ code: 'custom', message: 'expected a duration from 0 to 1s, such as 500ms (0 turns the cache off)' });
-      return z.NEVER;
-    }
-    return ms;
-  });
+export const sessionCacheTtl = durationUpTo('1s', 1_000, 'expected a duration from 0 to 1s, such as 500ms (0 turns the cache off)');
 
 export const duration = (fallback: string) =>
   z
@@ -49,6 +54,9 @@ export const duration = (fallback: string) =>
       }
       return ms;
     });
+
+/** A drain phase after SIGTERM: 0 (skip it) up to 10 minutes. */
+export const shutdownDuration = (fallback: string) => durationUpTo(fallback, 600_000, 'expected a duration from 0 to 10m, such as 5s or 500ms');
 
 export const integer = (fallback: number, min: number, max: number) =>
   z

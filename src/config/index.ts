@@ -3,7 +3,7 @@
  * value stops the start with a message naming the variable and what is wrong with it.
  */
 import { z } from 'zod';
-import { credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, upstreamUrl } from './fields';
+import { credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, shutdownDuration, upstreamUrl } from './fields';
 import { nodeEnv, plainTransport, productionProblems } from './production-guard';
 import { redisUrl, type RedisTarget } from './redis-url';
 import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
@@ -49,6 +49,8 @@ const schema = z
     MAX_QUERY_BYTES: integer(128 * 1024, 1024, 16 * 1024 * 1024),
     GRAPHQL_INTROSPECTION: flag,
     OPS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters (openssl rand -hex 24)').optional(),
+    SHUTDOWN_DELAY: shutdownDuration('5s'),
+    SHUTDOWN_TIMEOUT: shutdownDuration('15s'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ALLOW_INSECURE_TRANSPORT: flag,
     NODE_ENV: nodeEnv,
@@ -140,6 +142,15 @@ export interface GatewayConfig {
    * clients only.
    */
   readonly opsToken?: string;
+  readonly shutdown: ShutdownConfig;
+}
+
+/** What SIGTERM does: src/gateway/drain.ts. */
+export interface ShutdownConfig {
+  /** SHUTDOWN_DELAY: every request still served while /readiness already answers 503, so load balancers stop sending first. */
+  readonly delayMs: number;
+  /** SHUTDOWN_TIMEOUT: then, how long requests in flight may finish before their connections are closed. */
+  readonly timeoutMs: number;
 }
 
 export interface RateLimit {
@@ -265,5 +276,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     production: e.NODE_ENV === 'production',
     insecureTransport: e.ALLOW_INSECURE_TRANSPORT ? plainTransport(e).map((plain) => plain.variable) : [],
     opsToken: e.OPS_TOKEN,
+    shutdown: { delayMs: e.SHUTDOWN_DELAY, timeoutMs: e.SHUTDOWN_TIMEOUT },
   };
 }

@@ -20,7 +20,7 @@ import { useErrorMapping } from '../errors/use-error-mapping';
 import { useRoutes } from '../http/use-routes';
 import { queryTextRefusal } from '../identity/query-texts';
 import { useIdentity } from '../identity/use-identity';
-import { useGraphiQLPage } from '../observability/graphiql/use-graphiql-page';
+import { graphiqlInstalled, useGraphiQLPage } from '../observability/graphiql/use-graphiql-page';
 import { createOpsAccess } from '../observability/ops/access';
 import { useOpsPage } from '../observability/ops/use-ops-page';
 import { useAccessLog } from '../observability/use-access-log';
@@ -65,12 +65,12 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy }),
     // HTTP routes answered before any GraphQL work: liveness, readiness, metrics and /ops.
-    useHealth({ sessionStore: sessions.store, upstreams, clock }),
+    useHealth({ sessionStore: sessions.store, cacheStore: caches.store, upstreams, clock, lifecycle: runtime.lifecycle, metrics }),
     useMetricsEndpoint({ metrics, access: opsAccess }),
     useOpsPage({ metrics, access: opsAccess, clock }),
-    // GraphiQL outside production, from the installed package (no CDN): the page at /graphql for
-    // browsers, its assets under /graphiql/; in production both are 404.
-    ...(config.production ? [] : [useGraphiQLPage({ title: 'Statement gateway', headers: { 'X-CSRF': '1' } })]),
+    // GraphiQL outside production, from the installed package (no CDN, a development dependency):
+    // the page at /graphql for browsers, its assets under /graphiql/; in production both are 404.
+    ...(config.production || !graphiqlInstalled() ? [] : [useGraphiQLPage({ title: 'Statement gateway', headers: { 'X-CSRF': '1' } })]),
     // The standard GraphQL metrics (requests, phases, errors, HTTP durations) on the same registry.
     useGraphqlMetrics({ metrics }),
     // Every request from here on: the access log line, and the session cookie's Set-Cookie headers.

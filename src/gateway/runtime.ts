@@ -17,8 +17,9 @@ import { createServiceAccounts, type ServiceAccounts } from '../credentials';
 import { createCredentialCipher } from '../credentials/cipher';
 import { createDerivedKeys, type DerivedKeys } from '../derived-keys';
 import { createVerifiedCredentials, type VerifiedCredentials } from '../drop-in/verified-credentials';
-import { startEmbeddedUpstreams, type EmbeddedUpstreams } from '../embedded-upstreams';
+import type { EmbeddedUpstreams } from '../embedded-upstreams';
 import { ENVIRONMENTS, type Environment } from '../environment';
+import { createLifecycle, type Lifecycle } from '../observability/lifecycle';
 import { createLogEvents, type LogEvents } from '../observability/log-events';
 import { createMetrics, type GatewayMetrics } from '../observability/metrics';
 import { createStoreHealth, type StoreHealth } from '../observability/store-health';
@@ -58,6 +59,8 @@ export interface GatewayRuntime {
   /** Plans per document for the fast path (src/fast-path/); told the upstream's schema at start. */
   readonly plans: DocumentPlans;
   readonly forwarder: Forwarder;
+  /** Starting, serving, stopping: what /readiness answers. */
+  readonly lifecycle: Lifecycle;
   /** The built-in emulator, when no upstream URL was configured. */
   readonly embedded?: EmbeddedUpstreams;
   /** Stops every connection and the built-in emulator. */
@@ -71,7 +74,9 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   const clients: RedisClient[] = [];
 
   const missing = ENVIRONMENTS.filter((environment) => !config.upstreamUrls[environment]);
-  const embedded = missing.length ? await startEmbeddedUpstreams() : undefined;
+  // Imported only when needed: a production start (upstream URLs set) loads nothing of the
+  // emulator, and the compiled build (dist/) does not contain it.
+  const embedded = missing.length ? await (await import('../embedded-upstreams.js')).startEmbeddedUpstreams() : undefined;
   const baseUrl = (environment: Environment) => config.upstreamUrls[environment] ?? embedded?.[environment].url ?? '';
   const upstreams = { sandbox: upstreamTarget('sandbox', baseUrl('sandbox')), production: upstreamTarget('production', baseUrl('production')) };
 
@@ -148,6 +153,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     keys,
     verifiedCredentials: createVerifiedCredentials(redis, { keys, clock }),
     plans: new DocumentPlans(),
+    lifecycle: createLifecycle(),
     forwarder: createForwarder({ upstreamFetch, log, metrics }),
     ...(embedded ? { embedded } : {}),
     close: () =>

@@ -2,13 +2,16 @@
  * The gateway's Prometheus metrics, on one registry per gateway (tests get a fresh one each).
  * Label values come from bounded sets only: cache names, results, schema operation names.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Environment } from '../environment';
 
 export type CacheName = 'definitions' | 'statements' | 'pdf';
 export type CacheResult = 'hit' | 'miss' | 'stale';
 export type UpstreamOutcome = 'ok' | 'error' | 'timeout';
 export type SessionEvent = 'login' | 'logout' | 'expired' | 'rejected';
+/** The shared dependencies /readiness reports on. */
+export type Dependency = 'sessionStore' | 'cacheStore' | 'upstreamSandbox' | 'upstreamProduction';
+export type DependencyStates = Readonly<Record<Dependency, 'up' | 'down'>>;
 
 /** Seconds: from a 5 ms answer on loopback to the 10 s default upstream timeout. */
 export const UPSTREAM_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -39,6 +42,12 @@ export interface GatewayMetrics {
   graphqlError(code: string): void;
   /** An operation executed by the fast path (src/fast-path/) instead of Mesh's delegation. */
   forwarded(kind: 'query' | 'mutation'): void;
+  /**
+   * The contract's `statement_gateway_dependency_up{dependency}`: at each scrape, the states the
+   * readiness checks last found (`current`), so that a scrape costs no upstream call; load
+   * balancers' and orchestrators' readiness probes keep them a few seconds fresh. No series before.
+   */
+  observeDependencies(current: () => DependencyStates | undefined): void;
 }
 
 export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
@@ -110,6 +119,16 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     labelNames: ['kind'] as const,
     registers: [registry],
   });
+  let currentDependencies: (() => DependencyStates | undefined) | undefined;
+  new Gauge({
+    name: 'statement_gateway_dependency_up',
+    help: 'Whether a shared dependency answered the last readiness check (1 up, 0 down): sessionStore, cacheStore, upstreamSandbox, upstreamProduction. Readiness stays 200 while one is down; alert on this instead.',
+    labelNames: ['dependency'] as const,
+    registers: [registry],
+    collect() {
+      for (const [dependency, state] of Object.entries(currentDependencies?.() ?? {})) this.labels(dependency).set(state === 'up' ? 1 : 0);
+    },
+  });
   // Zero series from the start, so rates and dashboards have every combination.
   for (const cache of ['definitions', 'statements', 'pdf'] as const) {
     for (const result of ['hit', 'miss', 'stale'] as const) lookups.labels(cache, result).inc(0);
@@ -130,5 +149,8 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     sessionCacheLookup: (result) => sessionCache.labels(result).inc(),
     graphqlError: (code) => graphqlErrors.labels(code).inc(),
     forwarded: (kind) => forwarded.labels(kind).inc(),
+    observeDependencies: (current) => {
+      currentDependencies = current;
+    },
   };
 }

@@ -10,6 +10,7 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectionRefused } from '../support/raw-http';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COPIED = ['.meshrc.ts', 'sources', 'additional-resolvers', 'src', 'emulator', 'scripts/ensure-mesh.ts', 'package.json', 'package-lock.json', 'tsconfig.json'];
@@ -18,6 +19,10 @@ interface Started {
   readonly url: string;
   readonly output: () => string;
   readonly stop: () => Promise<void>;
+  /** SIGTERM to the npm process alone (as a supervisor that knows only its child sends it): npm's exit code. */
+  readonly terminateNpm: () => Promise<number | null>;
+  /** Whether any process of the group npm leads is still there. */
+  readonly groupAlive: () => boolean;
 }
 
 /** `npm start` in `cwd`, as a process group (npm, sh, tsx, node) so that it stops whole. */
@@ -25,13 +30,13 @@ async function npmStart(cwd: string): Promise<Started> {
   const child = spawn('npm', ['start'], {
     cwd,
     detached: true,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'test' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'test', SHUTDOWN_DELAY: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = async () => {
     try {
       process.kill(-(child.pid ?? 0), 'SIGTERM');
@@ -39,6 +44,18 @@ async function npmStart(cwd: string): Promise<Started> {
       // already gone
     }
     await exited;
+  };
+  const groupAlive = () => {
+    try {
+      process.kill(-(child.pid ?? 0), 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const terminateNpm = () => {
+    child.kill('SIGTERM');
+    return exited;
   };
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -60,7 +77,7 @@ async function npmStart(cwd: string): Promise<Started> {
       reject(new Error(`npm start exited before starting:\n${output}`));
     });
   });
-  return { url, output: () => output, stop };
+  return { url, output: () => output, stop, terminateNpm, groupAlive };
 }
 
 function ensure(cwd: string): string {
@@ -97,6 +114,18 @@ describe('npm start, three at once from one checkout', () => {
     expect(builders).toHaveLength(1);
     expect(readFileSync(path.join(checkout, '.mesh', '.inputs-sha256'), 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
   }, 60_000);
+
+  it('stops with a SIGTERM to the npm process alone: npm exits 0, the gateway too, nothing left listening', async () => {
+    const gateway = started.pop();
+    if (!gateway) throw new Error('no gateway started');
+    expect(await gateway.terminateNpm()).toBe(0);
+    // npm forwarded the signal to its child, the gateway itself (`exec`: no shell to swallow it);
+    // the gateway's own helpers (tsx's esbuild service) end with it a moment later.
+    const deadline = Date.now() + 5_000;
+    while (gateway.groupAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(gateway.groupAlive()).toBe(false);
+    expect(await connectionRefused(gateway.url)).toBe(true);
+  });
 
   it('leaves the build alone when its inputs are unchanged', () => {
     const index = path.join(checkout, '.mesh', 'index.ts');

@@ -16,6 +16,7 @@ import { useHealth } from '../../src/observability/use-health';
 import { setSessionCookie } from '../../src/session/cookie';
 import { queueSetCookie, useSessionCookies } from '../../src/session/cookie-jar';
 import { browserSessionStrategy } from '../../src/session/identity';
+import { createMemoryCacheStore } from '../../src/cache/memory-store';
 import { createMemorySessionStore } from '../../src/session/memory-store';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
@@ -42,7 +43,7 @@ async function pipeline() {
     },
   });
   const server = yogaWith([
-    useHealth({ sessionStore: createMemorySessionStore(), upstreams: specUpstreams, clock: () => now }),
+    useHealth({ sessionStore: createMemorySessionStore(), cacheStore: createMemoryCacheStore(), upstreams: specUpstreams, clock: () => now, lifecycle: { phase: 'serving' } }),
     useAccessLog({ log, clock: () => now }),
     useSessionCookies(),
     useRoutes(),

@@ -1,10 +1,15 @@
 /**
- * useHealth, in process, against both environments' emulators over HTTP and a session store
- * (memory, a real Redis on TEST_REDIS_URL, or Redis on a port nobody listens on), with a clock the
- * test moves: /healthcheck while the process runs; /readiness 200 or 503 naming each dependency
- * that failed (never a URL), one verdict reused for cacheMs.
+ * useHealth, in process, against both environments' emulators over HTTP and session and cache
+ * stores (memory, a real Redis on TEST_REDIS_URL, or Redis on a port nobody listens on), with a
+ * clock the test moves: /healthcheck while the process runs; /readiness 200 while serving, `ready`
+ * or `degraded` naming each dependency up or down (never a URL), 503 before and after serving; the
+ * dependency gauge; one set of states reused for cacheMs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryCacheStore } from '../../src/cache/memory-store';
+import { createRedisCacheStore } from '../../src/cache/redis-store';
+import { createLifecycle } from '../../src/observability/lifecycle';
+import { createMetrics } from '../../src/observability/metrics';
 import { useHealth, type HealthOptions } from '../../src/observability/use-health';
 import { createRedisClient, waitForReady, type RedisClient } from '../../src/redis';
 import { parseRedisTarget } from '../../src/config/redis-url';
@@ -31,22 +36,39 @@ const redisSessionStore = async (url: string, { connected = true } = {}) => {
   return createRedisSessionStore(client);
 };
 
+/** A Redis cache store on a port nobody listens on. */
+const absentCacheStore = async () => {
+  const { url } = await ownRedis();
+  const redis = createRedisClient({ target: parseRedisTarget(url), commandTimeoutMs: 250 });
+  const subscriber = createRedisClient({ target: parseRedisTarget(url) });
+  clients.push(redis, subscriber);
+  return createRedisCacheStore({ redis, subscriber });
+};
+
+const ALL_UP = { sessionStore: 'up', cacheStore: 'up', upstreamSandbox: 'up', upstreamProduction: 'up' };
+
 function health(options: Partial<HealthOptions> = {}) {
   let now = 5_000_000;
+  const lifecycle = createLifecycle();
+  lifecycle.serving();
+  const metrics = createMetrics({ processMetrics: false });
   const server = yogaWith([
     useHealth({
       sessionStore: createMemorySessionStore(),
+      cacheStore: createMemoryCacheStore(),
       upstreams: { sandbox: upstreamTarget('sandbox', sandbox.url), production: upstreamTarget('production', production.url) },
       clock: () => now,
+      lifecycle,
+      metrics,
       ...options,
     }),
   ]);
   const readiness = async () => {
     const response = await server.fetch('/readiness');
     const text = await response.text();
-    return { status: response.status, text, body: JSON.parse(text) as { status: string; failed: string[]; dependencies: Record<string, string> } };
+    return { status: response.status, text, body: JSON.parse(text) as { status: string; dependencies: Record<string, string> } };
   };
-  return { server, readiness, advance: (ms: number) => (now += ms) };
+  return { server, readiness, lifecycle, metrics, advance: (ms: number) => (now += ms) };
 }
 
 const failing = (url: string, settings: Record<string, unknown>) => control(url, 'PATCH', '/__emulator/settings', settings);
@@ -67,49 +89,84 @@ describe('useHealth', () => {
     expect(await upstreamHits(sandbox.url)).toBe(0);
   });
 
-  it('answers /readiness 200 when the session store and both upstreams answer', async () => {
+  it('answers /readiness 200 ready when both stores and both upstreams answer', async () => {
     const { readiness } = health({ sessionStore: await redisSessionStore(REDIS_URL) });
-    expect(await readiness()).toMatchObject({
-      status: 200,
-      body: { status: 'ready', failed: [], dependencies: { 'sessionStore:redis': 'ok', 'upstream:sandbox': 'ok', 'upstream:production': 'ok' } },
-    });
+    expect(await readiness()).toMatchObject({ status: 200, body: { status: 'ready', dependencies: ALL_UP } });
   });
 
-  it('answers 503 naming an upstream that answers 5xx, without its URL', async () => {
+  it('stays 200, degraded, naming an upstream that answers 5xx as down, without its URL', async () => {
     await failing(production.url, { failStatus: 502 });
     const { readiness } = health();
     const answer = await readiness();
-    expect(answer).toMatchObject({ status: 503, body: { status: 'unavailable', failed: ['upstream:production'], dependencies: { 'sessionStore:memory': 'ok', 'upstream:sandbox': 'ok' } } });
+    expect(answer).toMatchObject({ status: 200, body: { status: 'degraded', dependencies: { ...ALL_UP, upstreamProduction: 'down' } } });
     expect(answer.text).not.toMatch(/http|127\.0\.0\.1|localhost/);
   });
 
-  it('answers 503 naming an unreachable session store, without its URL', async () => {
+  it('stays 200, degraded, naming an unreachable session store as down, without its URL', async () => {
     const absent = await ownRedis();
     const { readiness } = health({ sessionStore: await redisSessionStore(absent.url, { connected: false }) });
     const answer = await readiness();
-    expect(answer).toMatchObject({ status: 503, body: { failed: ['sessionStore:redis'], dependencies: { 'upstream:sandbox': 'ok' } } });
+    expect(answer).toMatchObject({ status: 200, body: { status: 'degraded', dependencies: { ...ALL_UP, sessionStore: 'down' } } });
     expect(answer.text).not.toContain(String(absent.port));
   });
 
-  it('counts an upstream that does not answer within timeoutMs as failed', async () => {
+  it('stays 200, degraded, naming an unreachable cache store as down', async () => {
+    const { readiness } = health({ cacheStore: await absentCacheStore() });
+    expect(await readiness()).toMatchObject({ status: 200, body: { status: 'degraded', dependencies: { ...ALL_UP, cacheStore: 'down' } } });
+  });
+
+  it('counts an upstream that does not answer within timeoutMs as down', async () => {
     await failing(sandbox.url, { hangMs: 5_000 });
     const { readiness } = health({ timeoutMs: 150 });
     const started = Date.now();
-    expect((await readiness()).body.failed).toEqual(['upstream:sandbox']);
+    expect((await readiness()).body.dependencies).toEqual({ ...ALL_UP, upstreamSandbox: 'down' });
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  it('reuses one verdict for cacheMs on its clock (no dependency asked again), then assesses anew', async () => {
+  it('answers 503 starting before the gateway serves, and 503 stopping once it stops, with the states last found', async () => {
+    const lifecycle = createLifecycle();
+    const { readiness } = health({ lifecycle });
+    expect(await readiness()).toMatchObject({ status: 503, body: { status: 'starting', dependencies: {} } });
+    lifecycle.serving();
+    expect((await readiness()).status).toBe(200);
+    lifecycle.stopping();
+    expect(await readiness()).toMatchObject({ status: 503, body: { status: 'stopping', dependencies: ALL_UP } });
+  });
+
+  it('answers stopping at once, without waiting for a dependency that hangs', async () => {
+    await failing(sandbox.url, { hangMs: 5_000 });
+    const lifecycle = createLifecycle();
+    lifecycle.stopping();
+    const { readiness } = health({ lifecycle, timeoutMs: 2_000 });
+    const started = Date.now();
+    expect((await readiness()).status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('gives the states it last found as statement_gateway_dependency_up, 1 up and 0 down, asking no dependency at a scrape', async () => {
+    await failing(sandbox.url, { failStatus: 503 });
+    const { metrics, readiness, advance } = health();
+    expect(await metrics.registry.metrics()).not.toContain('statement_gateway_dependency_up{');
+    await readiness();
+    advance(60_000);
+    await upstreamHits(sandbox.url);
+    const text = await metrics.registry.metrics();
+    expect(await upstreamHits(sandbox.url)).toBe(0);
+    expect(text).toContain('statement_gateway_dependency_up{dependency="upstreamSandbox"} 0');
+    for (const dependency of ['sessionStore', 'cacheStore', 'upstreamProduction']) expect(text).toContain(`statement_gateway_dependency_up{dependency="${dependency}"} 1`);
+  });
+
+  it('reuses one set of states for cacheMs on its clock (no dependency asked again), then assesses anew', async () => {
     await failing(production.url, { failStatus: 503 });
     const { readiness, advance } = health({ cacheMs: 1_000 });
-    expect((await readiness()).status).toBe(503);
+    expect((await readiness()).body.status).toBe('degraded');
     await failing(production.url, { failStatus: null });
     await upstreamHits(sandbox.url);
     advance(999);
-    expect((await readiness()).status).toBe(503);
+    expect((await readiness()).body.status).toBe('degraded');
     expect(await upstreamHits(sandbox.url)).toBe(0);
     advance(1);
-    expect((await readiness()).status).toBe(200);
+    expect((await readiness()).body.status).toBe('ready');
     expect(await upstreamHits(sandbox.url)).toBe(1);
   });
 

@@ -3,7 +3,7 @@
  * each read got and how long it took, when the sessions came back, and whether sessions made just
  * before the kill survived (replication is asynchronous). The assertions are the contract's: no
  * read hangs, the only errors are the store's and the upstream's codes, sessions come back within
- * 30 s, new logins work and /readiness answers 200 again, on the same gateways.
+ * 30 s, new logins work and /readiness says the session store is up again, on the same gateways.
  */
 import { expect } from 'vitest';
 import type { GatewayProcess } from './gateway';
@@ -139,6 +139,7 @@ export async function expectRecovered(name: string, report: FailoverReport, gate
     // Once sessions are back, a login (its limits' keys on any master) works at the first try.
     await login(gateway);
     // Readiness verdicts live a second.
-    expect(await eventually(async () => (await fetch(`${gateway.url}/readiness`)).status === 200, 5_000)).toBe(true);
+    const ready = async () => ((await (await fetch(`${gateway.url}/readiness`)).json()) as { dependencies: { sessionStore: string } }).dependencies.sessionStore === 'up';
+    expect(await eventually(ready, 5_000)).toBe(true);
   }
 }

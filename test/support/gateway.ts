@@ -22,9 +22,12 @@ export type GatewayProcess = TestGateway;
  * Login limits for tests that are not about them: files log the same accounts in many times from
  * 127.0.0.1 (test/protection/ sets strict limits of its own).
  */
-const RELAXED_LIMITS = { RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m', RATE_LIMIT_LOGIN_ACCOUNT: '100000/1m', RATE_LIMIT_ANONYMOUS: '100000/1m' };
+export const RELAXED_LIMITS = { RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m', RATE_LIMIT_LOGIN_ACCOUNT: '100000/1m', RATE_LIMIT_ANONYMOUS: '100000/1m' };
 
-const testEnv = (env: Record<string, string | undefined>) => ({ LOG_LEVEL: 'info', NODE_ENV: 'test', ...RELAXED_LIMITS, ...env });
+/** A short drain: every gateway process is stopped with SIGTERM (test/e2e/drain.test.ts sets its own). */
+const FAST_SHUTDOWN = { SHUTDOWN_DELAY: '50ms' };
+
+const testEnv = (env: Record<string, string | undefined>) => ({ LOG_LEVEL: 'info', NODE_ENV: 'test', ...RELAXED_LIMITS, ...FAST_SHUTDOWN, ...env });
 
 /** A gateway in this process with these variables (plus PORT=0 and the tests' defaults). */
 export function startTestGateway(env: Record<string, string | undefined>): Promise<GatewayProcess> {

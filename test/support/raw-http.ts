@@ -113,3 +113,16 @@ export function dripUntilClosed(url: string, head: string, intervalMs = 1_000, g
     socket.on('close', () => finish(false));
   });
 }
+
+/** Whether nothing listens at the URL's host and port any more (the connection is refused). */
+export function connectionRefused(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const { hostname, port } = new URL(url);
+    const socket = net.connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}

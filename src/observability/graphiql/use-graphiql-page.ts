@@ -70,6 +70,19 @@ const PAGE_HEADERS = {
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
+/**
+ * Whether GraphiQL's package is installed: it is a development dependency, so a production install
+ * (`npm ci --omit=dev`) running outside NODE_ENV=production simply has no GraphiQL.
+ */
+export function graphiqlInstalled(): boolean {
+  try {
+    createRequire(__filename).resolve('@graphql-yoga/graphiql/package.json');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The files served, by name under the version; read on first request, then kept. */
 function assetFiles(): { version: string; files: Map<string, { file: string; type: string }> } {
   const packageJson = createRequire(__filename).resolve('@graphql-yoga/graphiql/package.json');
