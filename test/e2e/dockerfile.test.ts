@@ -69,11 +69,13 @@ describe('Dockerfile', () => {
       expect(existsSync(path.join(ROOT, source)), source).toBe(true);
       expect(ignored, source).not.toContain(source.replace(/\/$/, ''));
     }
-    // The runtime stage copies from the build stage what the build stage has.
+    // The runtime stage copies from the build stage what the build stage has: a file of the
+    // checkout, or what `npm run build` makes there (.mesh/, dist/).
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
     for (const match of dockerfile.matchAll(/^COPY --from=build (.+)$/gm)) {
       for (const source of (match[1] ?? '').trim().split(/\s+/).slice(0, -1)) {
         const relative = source.replace(/^\/app\//, '');
-        expect(relative === '.mesh' || existsSync(path.join(ROOT, relative)), source).toBe(true);
+        expect(['.mesh', 'dist'].includes(relative) || existsSync(path.join(ROOT, relative)), source).toBe(true);
       }
     }
   });

@@ -18,6 +18,8 @@ const production = useEmulator('production');
 // The slow requests outlast the delay: they are still in flight when the listener closes.
 const LATENCY_MS = 3_000;
 const DELAY_MS = 1_500;
+/** Each test starts a gateway process and waits for its exit: slow on a loaded two-core machine. */
+const PROCESS_TEST_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let gateway: Launched | undefined;
@@ -83,7 +85,7 @@ describe('SIGTERM', () => {
     expect(took).toBeLessThan(DELAY_MS + LATENCY_MS + 4_000);
     expect(await connectionRefused(url)).toBe(true);
     agent.destroy();
-  });
+  }, PROCESS_TEST_MS);
 
   it('keeps draining through a second SIGTERM, as a signal to the process group arrives twice', async () => {
     gateway = await start({ SHUTDOWN_DELAY: '300ms', SHUTDOWN_TIMEOUT: '20s' });
@@ -98,7 +100,7 @@ describe('SIGTERM', () => {
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ data: { login: { uid: DEMO_ACCOUNT.email } } });
     expect(await gateway.exited).toBe(0);
-  });
+  }, PROCESS_TEST_MS);
 
   it('cuts requests still in flight after SHUTDOWN_TIMEOUT and exits 0', async () => {
     gateway = await start({ SHUTDOWN_DELAY: '0', SHUTDOWN_TIMEOUT: '300ms' });
@@ -110,5 +112,5 @@ describe('SIGTERM', () => {
     expect(await gateway.exited).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(3_000);
     expect(await hung).toBe('cut');
-  });
+  }, PROCESS_TEST_MS);
 });

@@ -54,7 +54,7 @@ describe('npm run start:prod with NODE_ENV=production', () => {
     const npm = spawn('npm', ['run', 'start:prod'], {
       cwd: dir(),
       env: {
-        ...baseEnv(), ...RELAXED_LIMITS, NODE_ENV: 'production', UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
+        ...baseEnv(), ...RELAXED_LIMITS, NODE_ENV: 'production', ALLOW_INSECURE_TRANSPORT: 'true', UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
         REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, SHUTDOWN_DELAY: '100ms',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
