@@ -7,11 +7,13 @@ import { credentialKey, duration, flag, integer, origins, previousKeys, rate, se
 import { redisUrl, type RedisTarget } from './redis-url';
 import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
 import { loadTrustedDocuments, type TrustedDocument } from './trusted-documents';
+import { tracingConfig, TRACING_FIELDS, type TracingConfig } from './tracing';
 import type { Environment } from '../environment';
 
 export type { ServiceAccountConfig } from './service-accounts';
 export type { RedisNode, RedisTarget, RedisTopology } from './redis-url';
 export type { TrustedDocument } from './trusted-documents';
+export type { TracingConfig } from './tracing';
 
 const schema = z
   .object({
@@ -52,6 +54,7 @@ const schema = z
     SHUTDOWN_TIMEOUT: shutdownDuration('15s'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     NODE_ENV: z.string().default('development'),
+    ...TRACING_FIELDS,
   })
   .superRefine((env, ctx) => {
     // One real upstream beside a built-in emulator would be a silent trap (an emulated "production").
@@ -161,6 +164,8 @@ export interface GatewayConfig {
    */
   readonly opsToken?: string;
   readonly shutdown: ShutdownConfig;
+  /** OTEL_*: where spans go (src/tracing/); undefined: no tracing. */
+  readonly tracing?: TracingConfig;
 }
 
 /** What SIGTERM does: src/gateway/drain.ts. */
@@ -294,5 +299,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     production: e.NODE_ENV === 'production',
     opsToken: e.OPS_TOKEN,
     shutdown: { delayMs: e.SHUTDOWN_DELAY, timeoutMs: e.SHUTDOWN_TIMEOUT },
+    tracing: tracingConfig(e),
   };
 }
