@@ -13,7 +13,6 @@ import type { Environment } from '../environment';
 export type { ServiceAccountConfig } from './service-accounts';
 export type { RedisNode, RedisTarget, RedisTopology } from './redis-url';
 export type { TrustedDocument } from './trusted-documents';
-export type { TracingConfig } from './tracing';
 
 const schema = z
   .object({
@@ -117,7 +116,6 @@ function productionProblems(env: { NODE_ENV: string; UPSTREAM_SANDBOX_URL?: stri
 /** Every variable the gateway reads (the service-account password variables aside). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.innerType().shape);
 
-
 export interface GatewayConfig {
   readonly port: number;
   readonly host: string;
@@ -164,8 +162,7 @@ export interface GatewayConfig {
    */
   readonly opsToken?: string;
   readonly shutdown: ShutdownConfig;
-  /** OTEL_*: where spans go (src/tracing/); undefined: no tracing. */
-  readonly tracing?: TracingConfig;
+  readonly tracing?: TracingConfig; // OTEL_* (./tracing.ts): undefined without an endpoint, no tracing
 }
 
 /** What SIGTERM does: src/gateway/drain.ts. */
@@ -298,7 +295,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
     opsToken: e.OPS_TOKEN,
-    shutdown: { delayMs: e.SHUTDOWN_DELAY, timeoutMs: e.SHUTDOWN_TIMEOUT },
-    tracing: tracingConfig(e),
+    shutdown: { delayMs: e.SHUTDOWN_DELAY, timeoutMs: e.SHUTDOWN_TIMEOUT }, tracing: tracingConfig(e),
   };
 }

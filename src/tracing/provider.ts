@@ -9,7 +9,7 @@ import { ROOT_CONTEXT, type Context, type TextMapGetter, type TextMapSetter, typ
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { TracingConfig } from '../config';
+import type { TracingConfig } from '../config/tracing';
 
 export interface Tracing {
   readonly tracer: Tracer;
