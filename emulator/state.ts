@@ -35,6 +35,8 @@ export interface LoggedRequest {
   readonly operations: readonly string[];
   readonly uid: string | null;
   readonly status: number;
+  /** The W3C trace context the request came with (what the gateway propagated), or null. */
+  readonly traceparent: string | null;
 }
 
 export class EmulatorState {

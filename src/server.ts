@@ -23,6 +23,7 @@ import { edge } from './http/edge';
 import { createLogger } from './observability/logger';
 import { meshLogger } from './observability/mesh-logger';
 import { createParseCaches } from './protection/parse-caches';
+import { traceRequests } from './tracing/server-span';
 import { topologyOf } from './redis';
 import type { EmbeddedUpstreams } from './embedded-upstreams';
 
@@ -110,7 +111,9 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   });
 
   // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.
-  const listener = edge(config, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, yoga.requestListener));
+  const edged = edge(config, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, yoga.requestListener));
+  // With tracing, each request's SERVER span around all of it (src/tracing/).
+  const listener = runtime.tracing ? traceRequests(runtime.tracing, edged) : edged;
   const server: Server = createServer(
     {
       // Slow clients: the headers within 10 s, the whole request within 30 s. Node checks both

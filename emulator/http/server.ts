@@ -53,7 +53,7 @@ export function createEmulatorServer(state: EmulatorState): EmulatorServer {
     if (!(await wait(latencyMs + hangMs, req, pending))) return;
     const params = body.ok ? body.params : {};
     const record = (status: number, uid: string | null, operations: readonly string[] = []) =>
-      state.log({ path, operations, uid, status });
+      state.log({ path, operations, uid, status, traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : null });
     if (failStatus !== null) {
       const c = credentialOf(req, params);
       const auth = state.accounts.authenticate(c.uid, c.client, c.token);

@@ -8,6 +8,7 @@ import { nodeEnv, plainTransport, productionProblems } from './production-guard'
 import { redisUrl, type RedisTarget } from './redis-url';
 import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
 import { loadTrustedDocuments, type TrustedDocument } from './trusted-documents';
+import { tracingConfig, TRACING_FIELDS, type TracingConfig } from './tracing';
 import type { Environment } from '../environment';
 
 export type { ServiceAccountConfig } from './service-accounts';
@@ -54,6 +55,7 @@ const schema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ALLOW_INSECURE_TRANSPORT: flag,
     NODE_ENV: nodeEnv,
+    ...TRACING_FIELDS,
   })
   .superRefine((env, ctx) => {
     // One real upstream beside a built-in emulator would be a silent trap (an emulated "production").
@@ -90,7 +92,6 @@ const schema = z
 
 /** Every variable the gateway reads (the service-account password variables aside). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.innerType().shape);
-
 
 export interface GatewayConfig {
   readonly port: number;
@@ -143,6 +144,7 @@ export interface GatewayConfig {
    */
   readonly opsToken?: string;
   readonly shutdown: ShutdownConfig;
+  readonly tracing?: TracingConfig; // OTEL_* (./tracing.ts): undefined without an endpoint, no tracing
 }
 
 /** What SIGTERM does: src/gateway/drain.ts. */
@@ -276,6 +278,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     production: e.NODE_ENV === 'production',
     insecureTransport: e.ALLOW_INSECURE_TRANSPORT ? plainTransport(e).map((plain) => plain.variable) : [],
     opsToken: e.OPS_TOKEN,
-    shutdown: { delayMs: e.SHUTDOWN_DELAY, timeoutMs: e.SHUTDOWN_TIMEOUT },
+    shutdown: { delayMs: e.SHUTDOWN_DELAY, timeoutMs: e.SHUTDOWN_TIMEOUT }, tracing: tracingConfig(e),
   };
 }

@@ -36,6 +36,7 @@ import { browserSessionStrategy } from '../session/identity';
 import { useSessionCookies } from '../session/cookie-jar';
 import { useCsrf } from '../session/use-csrf';
 import { useCredentialBroker } from '../upstream/use-credential-broker';
+import { useOperationSpans } from '../tracing/use-operation-spans';
 import type { GatewayContext, ResolverServices } from './context';
 import { useExecutedOperation } from './executed';
 import type { GatewayRuntime } from './runtime';
@@ -61,6 +62,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     browserSessionStrategy(sessionDependencies),
     serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
   ];
+  const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing }) : undefined;
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy }),
@@ -99,6 +101,8 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useResolverServices({ sessions: { ...sessionDependencies, loginLimits, upstreamFetch }, definitions: caches.definitions }),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
     useExecutedOperation(),
+    // With tracing, the operation's span starts here (and ends after the audit log, below).
+    ...(operationSpans ? [operationSpans.start] : []),
     // Cookie requests and logins pass the CSRF/origin check before anything acts for a browser.
     useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: isDropInRequest }),
     // Who the request acts as (the strategies above, in their order).
@@ -128,6 +132,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useErrorMapping({ log, metrics }),
     // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
     useAuditLog({ log, cookieSecure: config.cookieSecure }),
+    ...(operationSpans ? [operationSpans.finish] : []),
   ] as Plugin<GatewayContext>[];
   return plugins as MeshPlugin<GatewayContext>[];
 }

@@ -34,6 +34,8 @@ import { Sessions, type ActiveSession } from '../session/sessions';
 import type { SessionStore } from '../session/store';
 import { createUpstreamFetch, type UpstreamFetch } from '../upstream/fetch';
 import { upstreamTarget, type UpstreamTarget } from '../upstream/target';
+import type { Tracing } from '../tracing/provider';
+import { tracedUpstreamFetch } from '../tracing/upstream-spans';
 
 export interface GatewayRuntime {
   readonly config: GatewayConfig;
@@ -63,6 +65,8 @@ export interface GatewayRuntime {
   readonly lifecycle: Lifecycle;
   /** The built-in emulator, when no upstream URL was configured. */
   readonly embedded?: EmbeddedUpstreams;
+  /** OpenTelemetry, when an OTLP endpoint is configured (src/tracing/). */
+  readonly tracing?: Tracing;
   /** Stops every connection and the built-in emulator. */
   close(): Promise<void>;
 }
@@ -131,7 +135,10 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   }
   const caches = createCaches({ config, store: cacheStore, keys, health: cacheHealth, metrics, log, clock });
 
-  const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics });
+  // Loaded only with an endpoint: without one, no SDK is loaded or started.
+  const tracing = config.tracing ? await (await import('../tracing/provider.js')).createTracing(config.tracing) : undefined;
+  const untracedFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics });
+  const upstreamFetch = tracing ? tracedUpstreamFetch(tracing, untracedFetch) : untracedFetch;
   const serviceAccounts = createServiceAccounts({
     config, cipher, upstreams, upstreamFetch, log, metrics, clock,
     locks: caches.store,
@@ -156,6 +163,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     lifecycle: createLifecycle(),
     forwarder: createForwarder({ upstreamFetch, log, metrics }),
     ...(embedded ? { embedded } : {}),
+    ...(tracing ? { tracing } : {}),
     close: () =>
       (closing ??= (async () => {
         store.close?.();
@@ -163,6 +171,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
         await caches.store.close();
         for (const client of clients) await client.quit().catch(() => client.disconnect());
         await embedded?.close();
+        await tracing?.shutdown();
       })()),
   };
 }

@@ -4,6 +4,7 @@
  * Every line written while a request is handled carries its `requestId` (request-context.ts).
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { currentTraceIds } from '../tracing/context';
 import { currentRequestId } from './request-context';
 
 export const REDACTED_PATHS = [
@@ -29,7 +30,8 @@ export function createLogger(options: { readonly level: string; readonly destina
       serializers: { err: pino.stdSerializers.err },
       mixin: () => {
         const requestId = currentRequestId();
-        return requestId === undefined ? {} : { requestId };
+        // With tracing, the request's trace_id and span_id too (src/tracing/context.ts).
+        return requestId === undefined ? currentTraceIds() : { requestId, ...currentTraceIds() };
       },
     },
     options.destination,

@@ -191,8 +191,8 @@ describe('deploy/compose.yaml', () => {
   const services = compose.services;
   const REDIS_PASSWORD = 'c'.repeat(48);
 
-  it('has two gateway replicas behind nginx, a session Redis that never evicts, an evicting cache Redis, both emulators, Prometheus and Grafana', () => {
-    expect(Object.keys(services).sort()).toEqual(['emulator-production', 'emulator-sandbox', 'gateway-1', 'gateway-2', 'grafana', 'nginx', 'prometheus', 'redis-cache', 'redis-sessions']);
+  it('has two gateway replicas behind nginx, a session Redis that never evicts, an evicting cache Redis, both emulators, Prometheus, Grafana and Jaeger', () => {
+    expect(Object.keys(services).sort()).toEqual(['emulator-production', 'emulator-sandbox', 'gateway-1', 'gateway-2', 'grafana', 'jaeger', 'nginx', 'prometheus', 'redis-cache', 'redis-sessions']);
     for (const name of ['gateway-1', 'gateway-2']) {
       const gateway = services[name]!;
       expect(gateway.build?.context).toBe('..');
@@ -204,6 +204,8 @@ describe('deploy/compose.yaml', () => {
       expect(env.UPSTREAM_SANDBOX_URL).toBe('http://emulator-sandbox:4010');
       expect(env.UPSTREAM_PRODUCTION_URL).toBe('http://emulator-production:4010');
       expect(env.TRUST_PROXY).toBe('1');
+      // Traces go to the Jaeger service's OTLP/HTTP receiver.
+      expect(env.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://jaeger:4318');
       expect(env.CREDENTIAL_KEY).toMatch(/^\$\{CREDENTIAL_KEY:\?/);
       // Every variable set is one the gateway reads (a typo would be ignored silently).
       for (const variable of Object.keys(env)) expect(CONFIG_VARIABLES, variable).toContain(variable);
@@ -213,6 +215,7 @@ describe('deploy/compose.yaml', () => {
     expect(services['emulator-sandbox']?.environment?.EMULATOR_ENVIRONMENT).toBe('sandbox');
     expect(services['emulator-production']?.environment?.EMULATOR_ENVIRONMENT).toBe('production');
     expect(services['emulator-sandbox']?.environment?.EMULATOR_HOST).toBe('0.0.0.0');
+    expect(services.jaeger?.environment?.COLLECTOR_OTLP_ENABLED).toBe('true');
   });
 
   describe('each Redis service, its command run here as compose runs it', () => {

@@ -118,13 +118,20 @@ describe('emulator control API', () => {
     await graphql(ctx.url, null, GREETING);
     const log = await control<unknown[]>(ctx.url, 'GET', '/__emulator/requests');
     expect(log.body).toEqual([
-      { path: '/v2/auth/sign_in', operations: [], uid: DEMO_ACCOUNT.email, status: 200 },
-      { path: '/v2/graphql', operations: ['secretGreeting', 'statementDefinitions'], uid: DEMO_ACCOUNT.email, status: 200 },
-      { path: '/v2/graphql', operations: ['secretGreeting'], uid: null, status: 401 },
+      { path: '/v2/auth/sign_in', operations: [], uid: DEMO_ACCOUNT.email, status: 200, traceparent: null },
+      { path: '/v2/graphql', operations: ['secretGreeting', 'statementDefinitions'], uid: DEMO_ACCOUNT.email, status: 200, traceparent: null },
+      { path: '/v2/graphql', operations: ['secretGreeting'], uid: null, status: 401, traceparent: null },
     ]);
     const text = JSON.stringify(log.body);
     expect(text).not.toContain(credential['access-token']);
     expect(text).not.toContain(credential.client);
+  });
+
+  it('logs the traceparent each request came with', async () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await fetch(`${ctx.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', traceparent }, body: JSON.stringify({ query: GREETING }) });
+    const log = await control<{ traceparent: string | null }[]>(ctx.url, 'GET', '/__emulator/requests');
+    expect(log.body.map((entry) => entry.traceparent)).toEqual([traceparent]);
   });
 
   it('clears the request log with DELETE /__emulator/requests', async () => {
