@@ -5,6 +5,7 @@
  * reference only, and an environment the gateway's own production guard accepts.
  */
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -12,6 +13,20 @@ import { loadConfig } from '../../src/config';
 import { parseDuration } from '../../src/config/duration';
 
 const ROOT = path.resolve(__dirname, '../..');
+const require = createRequire(__filename);
+
+/**
+ * Validates an object against the Kubernetes API's OpenAPI schema offline (kubernetes-models: one
+ * class per kind, under its API group and version), throwing what is wrong. Unknown fields pass:
+ * the schemas allow them, as the API server's non-strict decoding does.
+ */
+function validateAgainstApi(object: K8sObject): void {
+  const modulePath = `kubernetes-models/${object.apiVersion}`;
+  const models = require(modulePath) as Record<string, new (data: K8sObject) => { validate(): void }>;
+  const Model = models[object.kind];
+  if (!Model) throw new Error(`${modulePath} has no ${object.kind}`);
+  new Model(object).validate();
+}
 
 interface K8sObject {
   readonly apiVersion: string;
@@ -53,6 +68,12 @@ describe('the Kubernetes package', () => {
     ]);
     expect(one(base, 'HorizontalPodAutoscaler').spec).toMatchObject({ minReplicas: 2, scaleTargetRef: { kind: 'Deployment', name: deployment.metadata.name } });
     expect(one(base, 'NetworkPolicy').spec.policyTypes).toEqual(['Ingress', 'Egress']);
+  });
+
+  it('holds only objects that the Kubernetes API schemas accept', () => {
+    for (const object of base) expect(() => validateAgainstApi(object), `${object.kind} ${object.metadata.name}`).not.toThrow();
+    // The check can fail: a replica count that is not a number is refused.
+    expect(() => validateAgainstApi({ ...deployment, spec: { ...deployment.spec, replicas: 'two' } })).toThrow(/replicas/);
   });
 
   it('runs at least two replicas with readiness on /readiness, liveness and startup on /healthcheck', () => {

@@ -90,4 +90,36 @@ describe('npm run start:prod with NODE_ENV=production', () => {
       if (npm.exitCode === null) for (const pid of [...childrenOf(npm.pid ?? 0), npm.pid ?? 0]) process.kill(pid, 'SIGKILL');
     }
   });
+
+  it('starts and serves with a read-only root filesystem, as the Kubernetes package runs it', async () => {
+    // A private mount namespace in which the checkout is bind-mounted read-only (the container's
+    // readOnlyRootFilesystem); only /tmp stays writable, as the Deployment's emptyDir.
+    const script = `mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && ! touch "$0/probe" 2>/dev/null && exec node --max-semi-space-size=32 dist/src/main.js`;
+    const gateway = spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script, dir()], {
+      cwd: dir(),
+      env: {
+        ...baseEnv(), ...RELAXED_LIMITS, NODE_ENV: 'production', ALLOW_INSECURE_TRANSPORT: 'true', UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
+        REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, SHUTDOWN_DELAY: '0ms',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    for (const stream of [gateway.stdout, gateway.stderr]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => gateway.once('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 30_000;
+      let url: string | undefined;
+      while (!url && Date.now() < deadline && gateway.exitCode === null) {
+        url = /"event":"gateway.started","url":"([^"]+)"/.exec(output)?.[1];
+        if (!url) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(url, output).toBeDefined();
+      expect((await new Browser(url ?? '').login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+      gateway.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(output).not.toMatch(/EROFS|read-only file system/i);
+    } finally {
+      if (gateway.exitCode === null) gateway.kill('SIGKILL');
+    }
+  }, 60_000);
 });
