@@ -40,7 +40,7 @@ beforeAll(async () => {
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
 /** Origins added to ALLOWED_ORIGINS, and the port kept, when a test restarts the gateway. */
-const restart: { origins: string[]; port?: string; withoutManifest?: boolean } = { origins: [] };
+const restart: { origins: string[]; port?: string; withoutManifest?: boolean; idleTimeout?: string } = { origins: [] };
 const gateway = useGateway(() => ({
   PORT: restart.port ?? '0',
   UPSTREAM_SANDBOX_URL: sandbox.url,
@@ -51,6 +51,7 @@ const gateway = useGateway(() => ({
   ALLOWED_ORIGINS: [allowed?.origin, allowed?.origin.replace('127.0.0.1', 'localhost'), ...restart.origins].join(','),
   // Two failed logins per address and e-mail in 2 s, so the RATE_LIMITED wait is short enough to watch.
   RATE_LIMIT_LOGIN: '2/2s',
+  ...(restart.idleTimeout ? { SESSION_IDLE_TIMEOUT: restart.idleTimeout } : {}),
   ...(restart.withoutManifest ? {} : { TRUSTED_DOCUMENTS_FILE: MANIFEST, TRUSTED_DOCUMENTS_ONLY: 'true' }),
 }));
 let browser: Chromium | undefined;
@@ -100,7 +101,7 @@ describe('the example frontend (examples/spa)', () => {
     expect(files.map((file) => path.relative(SPA_ROOT, file.filename)).sort()).toEqual(['src/gql/gql.ts', 'src/gql/graphql.ts', 'src/gql/index.ts', 'src/gql/persisted-documents.json']);
     for (const file of files) expect(readFileSync(file.filename, 'utf8'), `${file.filename}: run npx graphql-codegen --config examples/spa/codegen.ts`).toBe(file.content);
     const manifest = JSON.parse(readFileSync(path.join(SPA_ROOT, 'src/gql/persisted-documents.json'), 'utf8')) as Record<string, string>;
-    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['Login', 'Logout', 'Session', 'StatementPdf', 'Statements']);
+    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['Login', 'Logout', 'Session', 'SessionLeft', 'StatementPdf', 'Statements']);
     for (const [id, document] of Object.entries(manifest)) expect(id).toBe(createHash('sha256').update(document).digest('hex'));
   });
 
@@ -120,9 +121,10 @@ describe('the example frontend (examples/spa)', () => {
       expect(await page.locator('#uid').textContent()).toBe(DEMO_ACCOUNT.email);
       expect(await page.locator('#login').isVisible()).toBe(false);
       expect(await page.locator('#rows').textContent()).toContain(statements[0]!.uploaderId);
-      // The countdown runs from Session.idleExpiresAt: 30 minutes of idle time by default.
-      const idleEnd = Date.parse((await page.locator('#countdown').getAttribute('data-idle-expires-at')) ?? '');
-      expect(Math.abs(idleEnd - (Date.now() + 30 * 60_000))).toBeLessThan(10_000);
+      // The countdown runs from Session.idleExpiresInSeconds: 30 minutes of idle time by default.
+      const left = Number(await page.locator('#countdown').getAttribute('data-idle-expires-in-seconds'));
+      expect(left).toBeGreaterThan(30 * 60 - 10);
+      expect(left).toBeLessThanOrEqual(30 * 60);
       expect(await page.locator('#countdown').textContent()).toMatch(/^Session ends in (29:[0-5]\d|30:00) without activity$/);
       await screenshot(page, 'spa-statements.png');
 
@@ -329,6 +331,32 @@ describe('the example through a dev proxy, and from a foreign origin', () => {
       const kinds = () => bodies.filter((body) => body.documentId === statements || String(body.query).includes('query Statements')).map((body) => ('documentId' in body ? 'id' : 'text'));
       await expect.poll(kinds).toEqual(['id', 'text', 'text']);
       expect(bodies.filter((body) => body.documentId === `sha256:${documentIdOf('Login')}`)).toHaveLength(1);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('signs an idle page out on time with the browser\'s clock 5 s ahead, checking with session(touch: false)', async () => {
+    restart.idleTimeout = '4s';
+    restart.port = new URL(gateway.current.url).port;
+    await gateway.start();
+    const { context, page, problems } = await open(`${allowed!.origin}/`);
+    try {
+      // The page's wall clock runs 5 s ahead of the gateway's (a page counting down to
+      // idleExpiresAt with Date.now was at zero at once, and kept the session alive by asking).
+      await page.evaluate(() => {
+        const realNow = Date.now.bind(Date);
+        Date.now = () => realNow() + 5_000;
+      });
+      await logIn(page);
+      await expect.poll(() => page.locator('#uid').textContent()).toBe(DEMO_ACCOUNT.email);
+      const lastRequest = Date.now();
+      await expect.poll(() => message(page).textContent(), { timeout: 8_000 }).toBe('Your session has ended. Please log in again.');
+      const signedOutAfter = Date.now() - lastRequest;
+      expect(signedOutAfter).toBeGreaterThanOrEqual(3_500);
+      expect(signedOutAfter).toBeLessThan(4_000 + 2_000);
+      expect(await page.locator('#login').isVisible()).toBe(true);
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -6,7 +6,7 @@ import './style.css';
 import { execute, GatewayError } from './client';
 import { countdown } from './countdown';
 import type { Environment } from './gql/graphql';
-import { LoginMutation, LogoutMutation, SessionQuery, StatementPdfQuery, StatementsQuery } from './operations';
+import { LoginMutation, LogoutMutation, SessionLeftQuery, SessionQuery, StatementPdfQuery, StatementsQuery } from './operations';
 import { downloadPdf, openPdf } from './pdf';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -14,14 +14,14 @@ const loginForm = $<HTMLFormElement>('login');
 const sessionPanel = $('session-panel');
 const statements = $('statements');
 const message = $('message');
-const timer = countdown($('countdown'), () => void refreshSession());
+const timer = countdown($('countdown'), () => void refreshSession(SessionLeftQuery));
 
 const NO_COOKIE = `Logged in, but the browser did not send the session cookie back. The page (${location.origin}) and the gateway must be on the same site: one host name, any port (localhost and 127.0.0.1 are different sites).`;
 
 interface SessionView {
   uid: string;
   environment: Environment;
-  idleExpiresAt: string;
+  idleExpiresInSeconds: number;
 }
 
 function say(text: string, kind: 'info' | 'error' = 'error'): void {
@@ -45,7 +45,9 @@ function showSession(session: SessionView): void {
   statements.hidden = false;
   $('uid').textContent = session.uid;
   $('environment').textContent = session.environment.toLowerCase();
-  timer.reset(session.idleExpiresAt);
+  // At least a second: at zero the gateway may still hold the session for a moment (another tab
+  // kept it alive, or its end is less than a second away); the page asks again then.
+  timer.reset(Math.max(1, session.idleExpiresInSeconds));
 }
 
 /** Waits out a RATE_LIMITED answer: every button stays disabled for the time the gateway named. */
@@ -81,10 +83,14 @@ function handle(error: unknown): void {
   }
 }
 
-/** Reads the session's new idle end (asking `session` counts as activity); null means it has ended. */
-async function refreshSession(): Promise<void> {
+/**
+ * Re-reads the time left; null means the session has ended. After every request and at zero this
+ * is `session(touch: false)`, which is no activity (else an idle tab would never sign out);
+ * "Stay signed in" asks `session`, which is.
+ */
+async function refreshSession(query: typeof SessionQuery | typeof SessionLeftQuery = SessionLeftQuery): Promise<void> {
   try {
-    const { session } = await execute(SessionQuery);
+    const { session } = await execute(query);
     if (session) showSession(session);
     else showLogin('Your session has ended. Please log in again.');
   } catch (error) {
@@ -159,7 +165,7 @@ $('refresh').onclick = async () => {
     handle(error);
   }
 };
-$('stay').onclick = () => void refreshSession();
+$('stay').onclick = () => void refreshSession(SessionQuery);
 $('logout').onclick = async () => {
   try {
     await execute(LogoutMutation);
@@ -172,7 +178,7 @@ $('logout').onclick = async () => {
 /** A reload keeps the session (the cookie outlives the page): resume it, or ask to log in. */
 async function start(): Promise<void> {
   try {
-    const { session } = await execute(SessionQuery);
+    const { session } = await execute(SessionLeftQuery);
     if (!session) return showLogin();
     showSession(session);
     await loadStatements();

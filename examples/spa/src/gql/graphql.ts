@@ -1198,7 +1198,12 @@ export type Fw2UpdateInput = {
 export type SessionQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type SessionQuery = { __typename?: 'Query', session?: { __typename?: 'Session', uid: string, environment: Environment, expiresAt: string, idleExpiresAt: string } | null };
+export type SessionQuery = { __typename?: 'Query', session?: { __typename?: 'Session', uid: string, environment: Environment, expiresAt: string, idleExpiresAt: string, idleExpiresInSeconds: number } | null };
+
+export type SessionLeftQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type SessionLeftQuery = { __typename?: 'Query', session?: { __typename?: 'Session', uid: string, environment: Environment, expiresAt: string, idleExpiresAt: string, idleExpiresInSeconds: number } | null };
 
 export type LoginMutationVariables = Exact<{
   email: Scalars['String']['input'];
@@ -1207,7 +1212,7 @@ export type LoginMutationVariables = Exact<{
 }>;
 
 
-export type LoginMutation = { __typename?: 'Mutation', login: { __typename?: 'Session', uid: string, environment: Environment, expiresAt: string, idleExpiresAt: string } };
+export type LoginMutation = { __typename?: 'Mutation', login: { __typename?: 'Session', uid: string, environment: Environment, expiresAt: string, idleExpiresAt: string, idleExpiresInSeconds: number } };
 
 export type LogoutMutationVariables = Exact<{ [key: string]: never; }>;
 
@@ -1254,9 +1259,21 @@ export const SessionDocument = new TypedDocumentString(`
     environment
     expiresAt
     idleExpiresAt
+    idleExpiresInSeconds
   }
 }
-    `, {"hash":"10c3538d9332e78eff57303c671858cbf9ea0318a74917eae808cf28da4d796c"}) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
+    `, {"hash":"94189346491abc9e1fb80e712fe6154af397049af73e7999e35ef05ab51535cc"}) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
+export const SessionLeftDocument = new TypedDocumentString(`
+    query SessionLeft {
+  session(touch: false) {
+    uid
+    environment
+    expiresAt
+    idleExpiresAt
+    idleExpiresInSeconds
+  }
+}
+    `, {"hash":"d982876f80fea1b2b9d313435ca10e7f2187be683284fd690d226b8f078618cf"}) as unknown as TypedDocumentString<SessionLeftQuery, SessionLeftQueryVariables>;
 export const LoginDocument = new TypedDocumentString(`
     mutation Login($email: String!, $password: String!, $environment: Environment) {
   login(email: $email, password: $password, environment: $environment) {
@@ -1264,9 +1281,10 @@ export const LoginDocument = new TypedDocumentString(`
     environment
     expiresAt
     idleExpiresAt
+    idleExpiresInSeconds
   }
 }
-    `, {"hash":"386d5586722c44cf57b2f79c8288f667ae7577a85f4781f05abe57dacfd457ae"}) as unknown as TypedDocumentString<LoginMutation, LoginMutationVariables>;
+    `, {"hash":"69cde3fc640da3062ebe1e176b548254604d43b6252c8d48b8d14f87f0610f1f"}) as unknown as TypedDocumentString<LoginMutation, LoginMutationVariables>;
 export const LogoutDocument = new TypedDocumentString(`
     mutation Logout {
   logout
