@@ -19,6 +19,22 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * Headers a code always carries unless its thrower names its own value: every UPSTREAM_UNAVAILABLE
+ * has a Retry-After (the contract), so that clients back off instead of retrying at once. An open
+ * circuit passes the seconds until it half-opens, which win over this guess.
+ */
+const DEFAULT_HEADERS: Partial<Record<ErrorCode, Readonly<Record<string, string>>>> = {
+  UPSTREAM_UNAVAILABLE: { 'retry-after': '5' },
+};
+
+/** `headers` (names lowercased) over the code's default headers; undefined when there are none. */
+export function headersFor(code: ErrorCode, headers: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> | undefined {
+  const own = headers ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])) : undefined;
+  const defaults = DEFAULT_HEADERS[code];
+  return defaults || own ? { ...defaults, ...own } : undefined;
+}
+
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
 }
