@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   SESSION_STORE_UNAVAILABLE: 503,
   PERSISTED_QUERY_NOT_FOUND: 400,
   PERSISTED_QUERY_ONLY: 400,
+  // 200, as Apollo's and urql's persisted-query links expect: they then stop sending hashes.
+  PERSISTED_QUERY_NOT_SUPPORTED: 200,
   INTERNAL_SERVER_ERROR: 500,
 } as const;
 
@@ -55,5 +57,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   SESSION_STORE_UNAVAILABLE: 'The session store is unavailable. Try again later.',
   PERSISTED_QUERY_NOT_FOUND: 'No trusted document has this id.',
   PERSISTED_QUERY_ONLY: 'Only trusted documents are accepted here: send a documentId instead of a query text.',
+  // The exact text APQ clients compare with.
+  PERSISTED_QUERY_NOT_SUPPORTED: 'PersistedQueryNotSupported',
   INTERNAL_SERVER_ERROR: 'Unexpected error.',
 };

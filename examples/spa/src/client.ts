@@ -6,8 +6,9 @@
  *
  * Each document is sent by its id (`documentId`, the SHA-256 codegen put in its `__meta__.hash`
  * and in src/gql/persisted-documents.json), which is all a gateway with TRUSTED_DOCUMENTS_ONLY
- * accepts from a browser. A gateway without that manifest answers PERSISTED_QUERY_NOT_FOUND: the
- * page then sends that document's text, as APQ clients do, and keeps doing so.
+ * accepts from a browser. A gateway that does not know an id answers PERSISTED_QUERY_NOT_FOUND: the
+ * page then sends that document's text, as APQ clients do, and keeps doing so. A gateway with no
+ * manifest at all answers PERSISTED_QUERY_NOT_SUPPORTED: the page then sends every text, no id.
  */
 import type { TypedDocumentString } from './gql/graphql';
 
@@ -33,6 +34,8 @@ interface GraphqlAnswer<T> {
 
 /** Ids the gateway did not know: their documents are sent as text. */
 const unknownIds = new Set<string>();
+/** The gateway has no manifest: every document is sent as text. */
+let idsSupported = true;
 
 /** One POST; the answer's body, or a GatewayError when there is none. */
 async function post<TResult>(body: Record<string, unknown>): Promise<{ response: Response; answer: GraphqlAnswer<TResult> }> {
@@ -61,12 +64,12 @@ export async function execute<TResult, TVariables>(
 ): Promise<TResult> {
   const id: unknown = document.__meta__?.['hash'];
   let sent: Awaited<ReturnType<typeof post<TResult>>> | undefined;
-  if (typeof id === 'string' && !unknownIds.has(id)) {
+  if (typeof id === 'string' && idsSupported && !unknownIds.has(id)) {
     sent = await post<TResult>({ documentId: `sha256:${id}`, variables });
-    if (sent.answer.errors?.[0]?.extensions?.code === 'PERSISTED_QUERY_NOT_FOUND') {
-      unknownIds.add(id);
-      sent = undefined;
-    }
+    const code = sent.answer.errors?.[0]?.extensions?.code;
+    if (code === 'PERSISTED_QUERY_NOT_FOUND') unknownIds.add(id);
+    if (code === 'PERSISTED_QUERY_NOT_SUPPORTED') idsSupported = false;
+    if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED') sent = undefined;
   }
   const { response, answer } = sent ?? (await post<TResult>({ query: document.toString(), variables }));
   const error = answer.errors?.[0];
