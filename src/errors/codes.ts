@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   PERSISTED_QUERY_ONLY: 400,
   // 200, as Apollo's and urql's persisted-query links expect: they then stop sending hashes.
   PERSISTED_QUERY_NOT_SUPPORTED: 200,
+  NOT_FOUND: 404,
   INTERNAL_SERVER_ERROR: 500,
 } as const;
 
@@ -59,5 +60,6 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   PERSISTED_QUERY_ONLY: 'Only trusted documents are accepted here: send a documentId instead of a query text.',
   // The exact text APQ clients compare with.
   PERSISTED_QUERY_NOT_SUPPORTED: 'PersistedQueryNotSupported',
+  NOT_FOUND: 'No statement with this otxId, or none this identity may see.',
   INTERNAL_SERVER_ERROR: 'Unexpected error.',
 };

@@ -16,6 +16,7 @@ import type { GatewayConfig } from '../config';
 import { createServiceAccounts, type ServiceAccounts } from '../credentials';
 import { createCredentialCipher } from '../credentials/cipher';
 import { createDerivedKeys, type DerivedKeys } from '../derived-keys';
+import { createInternalRequests, type InternalRequests } from '../http/internal-requests';
 import { createVerifiedCredentials, type VerifiedCredentials } from '../drop-in/verified-credentials';
 import { startEmbeddedUpstreams, type EmbeddedUpstreams } from '../embedded-upstreams';
 import { ENVIRONMENTS, type Environment } from '../environment';
@@ -58,6 +59,8 @@ export interface GatewayRuntime {
   /** Plans per document for the fast path (src/fast-path/); told the upstream's schema at start. */
   readonly plans: DocumentPlans;
   readonly forwarder: Forwarder;
+  /** Requests the gateway sends through its own pipeline (the PDF download's read); connected by the server. */
+  readonly internalRequests: InternalRequests;
   /** The built-in emulator, when no upstream URL was configured. */
   readonly embedded?: EmbeddedUpstreams;
   /** Stops every connection and the built-in emulator. */
@@ -149,6 +152,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     verifiedCredentials: createVerifiedCredentials(redis, { keys, clock }),
     plans: new DocumentPlans(),
     forwarder: createForwarder({ upstreamFetch, log, metrics }),
+    internalRequests: createInternalRequests(),
     ...(embedded ? { embedded } : {}),
     close: () =>
       (closing ??= (async () => {
