@@ -101,7 +101,7 @@ describe('the example frontend (examples/spa)', () => {
     expect(files.map((file) => path.relative(SPA_ROOT, file.filename)).sort()).toEqual(['src/gql/gql.ts', 'src/gql/graphql.ts', 'src/gql/index.ts', 'src/gql/persisted-documents.json']);
     for (const file of files) expect(readFileSync(file.filename, 'utf8'), `${file.filename}: run npx graphql-codegen --config examples/spa/codegen.ts`).toBe(file.content);
     const manifest = JSON.parse(readFileSync(path.join(SPA_ROOT, 'src/gql/persisted-documents.json'), 'utf8')) as Record<string, string>;
-    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['Login', 'Logout', 'Session', 'SessionLeft', 'StatementPdf', 'Statements']);
+    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['Login', 'Logout', 'Session', 'SessionLeft', 'Statements']);
     for (const [id, document] of Object.entries(manifest)) expect(id).toBe(createHash('sha256').update(document).digest('hex'));
   });
 
@@ -128,15 +128,16 @@ describe('the example frontend (examples/spa)', () => {
       expect(await page.locator('#countdown').textContent()).toMatch(/^Session ends in (29:[0-5]\d|30:00) without activity$/);
       await screenshot(page, 'spa-statements.png');
 
-      const [pdfTab] = await Promise.all([context.waitForEvent('page'), page.click('#rows tr:first-child button:text("Open PDF")')]);
-      expect(pdfTab.url()).toMatch(new RegExp(`^blob:${allowed!.origin}/`));
-      const blob = await page.evaluate(async (url: string) => {
-        const response = await fetch(url);
-        const bytes = new Uint8Array(await response.arrayBuffer());
-        return { type: response.headers.get('content-type'), base64: btoa(Array.from(bytes, (byte) => String.fromCharCode(byte)).join('')) };
-      }, pdfTab.url());
-      expect(blob.type).toBe('application/pdf');
-      expect(await pdfText(blob.base64)).toContain('SANDBOX');
+      // "Open PDF" is a plain link to GET /statements/{otxId}/pdf?inline=1 in a new tab.
+      const pdfUrl = `${gateway.current.url}/statements/${encodeURIComponent(statements[0]!.otxId)}/pdf`;
+      const [pdfTab] = await Promise.all([context.waitForEvent('page'), page.click('#rows tr:first-child a:text("Open PDF")')]);
+      await pdfTab.waitForLoadState();
+      expect(pdfTab.url()).toBe(`${pdfUrl}?inline=1`);
+      // The same URL with this browser's cookie (the tab's own bytes are the PDF viewer's).
+      const inline = await context.request.get(`${pdfUrl}?inline=1`);
+      expect(inline.headers()['content-type']).toBe('application/pdf');
+      expect(inline.headers()['content-disposition']).toBe(`inline; filename="fw2-${statements[0]!.uploaderId}.pdf"`);
+      expect(await pdfText((await inline.body()).toString('base64'))).toContain('SANDBOX');
       if (process.env.SPA_SCREENSHOTS) {
         // Chromium's PDF viewer paints the page a moment after the load event.
         await pdfTab.waitForTimeout(2_000);
@@ -144,8 +145,10 @@ describe('the example frontend (examples/spa)', () => {
       }
       await pdfTab.close();
 
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#rows tr:first-child button:text("Download")')]);
-      expect(download.suggestedFilename()).toBe(`statement-${statements[0]!.uploaderId}.pdf`);
+      // "Download" is a plain link too: the browser saves the file under the gateway's name.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#rows tr:first-child a:text("Download")')]);
+      expect(download.url()).toBe(pdfUrl);
+      expect(download.suggestedFilename()).toBe(`fw2-${statements[0]!.uploaderId}.pdf`);
       expect(readFileSync(await download.path()).subarray(0, 5).toString()).toBe('%PDF-');
 
       await page.click('#logout');
@@ -154,7 +157,8 @@ describe('the example frontend (examples/spa)', () => {
       expect(await context.cookies(gateway.current.url)).toEqual([]);
       // Every request of the page named a trusted document; no query text left it.
       const sent = bodies.map((body) => JSON.parse(body) as Record<string, unknown>);
-      expect(sent.length).toBeGreaterThanOrEqual(5);
+      // SessionLeft, Login, Statements, Logout at least (the PDFs are links, not GraphQL).
+      expect(sent.length).toBeGreaterThanOrEqual(4);
       for (const body of sent) {
         expect(body).toHaveProperty('documentId');
         expect(body).not.toHaveProperty('query');
@@ -169,6 +173,36 @@ describe('the example frontend (examples/spa)', () => {
         return [await send({ documentId: `sha256:${statements}`, variables: { first: 10 } }), await send({ query: '{ getStatements { errors } }' })];
       }, { url: gateway.current.url, statements: documentIdOf('Statements') });
       expect(after).toEqual([{ status: 401, code: 'UNAUTHENTICATED' }, { status: 400, code: 'PERSISTED_QUERY_ONLY' }]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows how old a list from the read cache is, and Refresh sends Cache-Control: no-cache to list a statement added elsewhere', async () => {
+    const email = `refresh-${Date.now()}@example.com`;
+    const password = 'a-long-enough-password-123';
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email, password })).status).toBe(201);
+    await seed(sandbox.url, email, 'Fw2', 1, 'before-');
+    const { context, page, problems } = await open(`${allowed!.origin}/`);
+    const statementsId = documentIdOf('Statements');
+    const cacheControls: (string | undefined)[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/graphql') && request.method() === 'POST' && (request.postData() ?? '').includes(statementsId)) cacheControls.push(request.headers()['cache-control']);
+    });
+    try {
+      await logIn(page, email, password);
+      await expect.poll(() => page.locator('#rows tr').count()).toBe(1);
+      expect(await page.locator('#age').isVisible()).toBe(false);
+      // Added behind the gateway's back: a reload is answered from the read cache, with its age.
+      await seed(sandbox.url, email, 'Fw2', 1, 'after-');
+      await page.reload();
+      await expect.poll(() => page.locator('#age').textContent()).toMatch(/^\(as of \d+ s ago\)$/);
+      expect(await page.locator('#rows tr').count()).toBe(1);
+      await page.click('#refresh');
+      await expect.poll(() => page.locator('#rows tr').count()).toBe(2);
+      expect(await page.locator('#age').isVisible()).toBe(false);
+      expect(cacheControls).toEqual([undefined, undefined, 'no-cache']);
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -3,11 +3,10 @@
  * their PDFs, log out. Errors are handled by their contract code (see `handle`).
  */
 import './style.css';
-import { execute, GatewayError } from './client';
+import { execute, GatewayError, pdfLink, read } from './client';
 import { countdown } from './countdown';
 import type { Environment } from './gql/graphql';
-import { LoginMutation, LogoutMutation, SessionLeftQuery, SessionQuery, StatementPdfQuery, StatementsQuery } from './operations';
-import { downloadPdf, openPdf } from './pdf';
+import { LoginMutation, LogoutMutation, SessionLeftQuery, SessionQuery, StatementsQuery } from './operations';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const loginForm = $<HTMLFormElement>('login');
@@ -98,8 +97,10 @@ async function refreshSession(query: typeof SessionQuery | typeof SessionLeftQue
   }
 }
 
-async function loadStatements(): Promise<void> {
-  const { getStatements } = await execute(StatementsQuery, { first: 50 });
+/** `fresh`: past the gateway's read cache (Refresh), so statements added elsewhere show at once. */
+async function loadStatements(fresh = false): Promise<void> {
+  const { data, ageSeconds } = await read(StatementsQuery, { first: 50 }, { noCache: fresh });
+  const { getStatements } = data;
   if (getStatements?.errors.length) say(getStatements.errors.join(' '));
   const rows = (getStatements?.statements?.nodes ?? []).map((statement) => {
     const row = document.createElement('tr');
@@ -108,29 +109,25 @@ async function loadStatements(): Promise<void> {
       row.insertCell().textContent = String(text ?? '');
     }
     const actions = row.insertCell();
-    for (const [label, action] of [['Open PDF', 'open'], ['Download', 'download']] as const) {
-      const button = document.createElement('button');
-      button.textContent = label;
-      button.onclick = () => void pdf(statement.otxId ?? '', action);
-      actions.append(button);
+    // Plain links: the cookie is all the gateway needs for a PDF (no X-CSRF, no JSON, no Blob).
+    for (const [label, inline] of [['Open PDF', true], ['Download', false]] as const) {
+      const link = document.createElement('a');
+      link.textContent = label;
+      link.className = 'button';
+      link.href = pdfLink(statement.otxId ?? '', inline);
+      if (inline) link.target = '_blank';
+      // A download is session activity: re-read the time left once the gateway has answered it.
+      link.onclick = () => void setTimeout(() => void refreshSession(), 1_000);
+      actions.append(link);
     }
     return row;
   });
   $('rows').replaceChildren(...rows);
   $('count').textContent = `${rows.length} statement${rows.length === 1 ? '' : 's'}`;
-}
-
-async function pdf(otxId: string, action: 'open' | 'download'): Promise<void> {
-  try {
-    const { getStatements } = await execute(StatementPdfQuery, { otxId });
-    const statement = getStatements?.statements?.nodes?.[0];
-    if (!statement?.pdf) return say('No PDF for this statement.');
-    if (action === 'open') openPdf(statement.pdf);
-    else downloadPdf(statement.pdf, `statement-${statement.uploaderId ?? otxId}.pdf`);
-    await refreshSession();
-  } catch (error) {
-    handle(error);
-  }
+  // An answer of the read cache says how old it is: the list may miss what changed since.
+  const age = $('age');
+  age.hidden = ageSeconds === undefined;
+  age.textContent = ageSeconds === undefined ? '' : `(as of ${ageSeconds} s ago)`;
 }
 
 loginForm.onsubmit = async (event) => {
@@ -159,7 +156,7 @@ loginForm.onsubmit = async (event) => {
 
 $('refresh').onclick = async () => {
   try {
-    await loadStatements();
+    await loadStatements(true);
     await refreshSession();
   } catch (error) {
     handle(error);

@@ -37,12 +37,3 @@ export const StatementsQuery = graphql(`
     }
   }
 `);
-
-export const StatementPdfQuery = graphql(`
-  query StatementPdf($otxId: String!) {
-    getStatements(otxIds: [$otxId]) {
-      errors
-      statements { nodes { otxId uploaderId pdf } }
-    }
-  }
-`);

@@ -20,7 +20,6 @@ type Documents = {
     "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": typeof types.LoginDocument,
     "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
     "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n": typeof types.StatementsDocument,
-    "\n  query StatementPdf($otxId: String!) {\n    getStatements(otxIds: [$otxId]) {\n      errors\n      statements { nodes { otxId uploaderId pdf } }\n    }\n  }\n": typeof types.StatementPdfDocument,
 };
 const documents: Documents = {
     "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": types.SessionDocument,
@@ -28,7 +27,6 @@ const documents: Documents = {
     "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": types.LoginDocument,
     "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
     "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n": types.StatementsDocument,
-    "\n  query StatementPdf($otxId: String!) {\n    getStatements(otxIds: [$otxId]) {\n      errors\n      statements { nodes { otxId uploaderId pdf } }\n    }\n  }\n": types.StatementPdfDocument,
 };
 
 /**
@@ -51,10 +49,6 @@ export function graphql(source: "\n  mutation Logout {\n    logout\n  }\n"): typ
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n"): typeof import('./graphql').StatementsDocument;
-/**
- * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
- */
-export function graphql(source: "\n  query StatementPdf($otxId: String!) {\n    getStatements(otxIds: [$otxId]) {\n      errors\n      statements { nodes { otxId uploaderId pdf } }\n    }\n  }\n"): typeof import('./graphql').StatementPdfDocument;
 
 
 export function graphql(source: string) {

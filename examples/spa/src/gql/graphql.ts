@@ -1226,13 +1226,6 @@ export type StatementsQueryVariables = Exact<{
 
 export type StatementsQuery = { __typename?: 'Query', getStatements?: { __typename?: 'GetStatementsPayload', errors: Array<string>, statements?: { __typename?: 'StatementConnection', nodes?: Array<{ __typename?: 'Statement', otxId?: string | null, uploaderId?: string | null, formType?: string | null, taxYear?: number | null, recipientFirstName?: string | null, recipientLastName?: string | null, statusDescription?: string | null }> | null } | null } | null };
 
-export type StatementPdfQueryVariables = Exact<{
-  otxId: Scalars['String']['input'];
-}>;
-
-
-export type StatementPdfQuery = { __typename?: 'Query', getStatements?: { __typename?: 'GetStatementsPayload', errors: Array<string>, statements?: { __typename?: 'StatementConnection', nodes?: Array<{ __typename?: 'Statement', otxId?: string | null, uploaderId?: string | null, pdf?: string | null }> | null } | null } | null };
-
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -1308,17 +1301,3 @@ export const StatementsDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"20f1d4d80945a753288e98a79840fdd23bf14240367cdc22ce89a45c4a10f90d"}) as unknown as TypedDocumentString<StatementsQuery, StatementsQueryVariables>;
-export const StatementPdfDocument = new TypedDocumentString(`
-    query StatementPdf($otxId: String!) {
-  getStatements(otxIds: [$otxId]) {
-    errors
-    statements {
-      nodes {
-        otxId
-        uploaderId
-        pdf
-      }
-    }
-  }
-}
-    `, {"hash":"b62c141cde2f4a019d37b0b8a18a106705a50509e252617c2aa14a53af128982"}) as unknown as TypedDocumentString<StatementPdfQuery, StatementPdfQueryVariables>;
