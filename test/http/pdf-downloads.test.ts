@@ -9,7 +9,9 @@ import { useGatewayOnEmulators } from '../support/gateway';
 import { serviceAccountsEnv, testServiceAccount } from '../support/service-accounts';
 
 const account = testServiceAccount('pdf-downloads');
-const { sandbox, gateway } = useGatewayOnEmulators(serviceAccountsEnv([account]));
+const limited = testServiceAccount('pdf-downloads-limited', { requestsPerMinute: 1 });
+const { sandbox, gateway } = useGatewayOnEmulators(serviceAccountsEnv([account, limited]));
+const SESSION_LEFT = '{ session(touch: false) { idleExpiresInSeconds } }';
 
 function download(otxId: string, headers: Record<string, string> = {}, query = ''): Promise<Response> {
   return fetch(`${gateway.current.url}/statements/${encodeURIComponent(otxId)}/pdf${query}`, { headers });
@@ -88,6 +90,30 @@ describe('GET /statements/{otxId}/pdf', () => {
     const warm = await (await download(otxId, { cookie: user.browser.cookie! })).arrayBuffer();
     expect(Buffer.from(warm).equals(Buffer.from(cold))).toBe(true);
     expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.operations)).toEqual([['getStatements']]);
+  });
+
+  it("accepts a link whose Origin is the gateway's own", async () => {
+    const user = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
+    await expectPdf(await download(user.statements[0]!.otxId, { cookie: user.browser.cookie!, origin: gateway.current.url }));
+  });
+
+  it("counts a download as the session's activity: the idle timeout starts again", async () => {
+    const user = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const before = (await user.browser.graphql<{ session: { idleExpiresInSeconds: number } }>(SESSION_LEFT)).body.data!.session.idleExpiresInSeconds;
+    await expectPdf(await download(user.statements[0]!.otxId, { cookie: user.browser.cookie! }));
+    const after = (await user.browser.graphql<{ session: { idleExpiresInSeconds: number } }>(SESSION_LEFT)).body.data!.session.idleExpiresInSeconds;
+    expect(after).toBeGreaterThanOrEqual(before + 2);
+  });
+
+  it("applies the identity's rate limit: past it, 429 RATE_LIMITED with Retry-After", async () => {
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email: limited.email, password: limited.password })).status).toBe(201);
+    const [statement] = await seed(sandbox.url, limited.email, 'F1099nec', 1, 'limited-');
+    await expectPdf(await download(statement!.otxId, { authorization: `Bearer ${limited.key}` }));
+    const refused = await download(statement!.otxId, { authorization: `Bearer ${limited.key}` });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED' } }] });
   });
 
   it('names the file by the otxId when the uploaderId has characters unsafe in a file name', async () => {
