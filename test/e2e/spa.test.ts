@@ -302,6 +302,12 @@ describe('the example through a dev proxy, and from a foreign origin', () => {
       await expect.poll(() => page.locator('#rows tr').count()).toBe(2);
       // Same origin: the cookie belongs to the page's host and port, through the proxy.
       expect((await context.cookies(dev.origin)).length).toBe(1);
+      // The PDF links go through the proxy too (/statements), with the page's cookie.
+      const uploaderId = await page.locator('#rows tr:first-child td:first-child').textContent();
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#rows tr:first-child a:text("Download")')]);
+      expect(download.url()).toMatch(new RegExp(`^${dev.origin}/statements/[^/]+/pdf$`));
+      expect(download.suggestedFilename()).toBe(`f1099nec-${uploaderId}.pdf`);
+      expect(readFileSync(await download.path()).subarray(0, 5).toString()).toBe('%PDF-');
       await page.click('#logout');
       await expect.poll(() => message(page).textContent()).toBe('You are logged out.');
       expect(problems).toEqual([]);
