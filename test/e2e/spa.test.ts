@@ -234,6 +234,8 @@ describe('the example frontend (examples/spa)', () => {
       const [login] = await Promise.all([page.waitForResponse((response) => response.url().endsWith('/graphql') && response.request().postData()?.includes(documentIdOf('Login')) === true), logIn(page)]);
       expect(login.status()).toBe(200);
       await expect.poll(() => message(page).textContent()).toContain('Logged in, but the browser did not send the session cookie back.');
+      // A setup problem, shown as an error (not as information).
+      expect(await message(page).getAttribute('class')).toBe('error');
       expect(await page.locator('#login').isVisible()).toBe(true);
     } finally {
       await context.close();

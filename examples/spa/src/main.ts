@@ -6,6 +6,7 @@ import './style.css';
 import { execute, GatewayError, pdfLink, read } from './client';
 import { countdown } from './countdown';
 import type { Environment } from './gql/graphql';
+import { waitText } from './wait-text';
 import { LoginMutation, LogoutMutation, SessionLeftQuery, SessionQuery, StatementsQuery } from './operations';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -29,13 +30,14 @@ function say(text: string, kind: 'info' | 'error' = 'error'): void {
   message.hidden = text === '';
 }
 
-function showLogin(text = ''): void {
+/** `kind`: 'error' for what the developer must fix (a setup problem), else 'info'. */
+function showLogin(text = '', kind: 'info' | 'error' = 'info'): void {
   timer.stop();
   sessionPanel.hidden = true;
   statements.hidden = true;
   $('rows').replaceChildren();
   loginForm.hidden = false;
-  say(text, 'info');
+  say(text, kind);
 }
 
 function showSession(session: SessionView): void {
@@ -56,7 +58,7 @@ function waitOut(seconds: number): void {
   const end = Date.now() + seconds * 1000;
   const tick = () => {
     const left = Math.ceil((end - Date.now()) / 1000);
-    if (left > 0) return say(`Too many requests: try again in ${left} s.`);
+    if (left > 0) return say(`Too many requests: try again in ${waitText(left)}.`);
     clearInterval(interval);
     buttons.forEach((button) => (button.disabled = false));
     say('');
@@ -149,7 +151,7 @@ loginForm.onsubmit = async (event) => {
     await loadStatements();
   } catch (error) {
     // Refused right after a successful login: the browser did not send the cookie back.
-    if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') return showLogin(NO_COOKIE);
+    if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') return showLogin(NO_COOKIE, 'error');
     handle(error);
   }
 };
