@@ -36,7 +36,7 @@ export function pdfFileName(node: { readonly otxId: string; readonly uploaderId?
 }
 
 /** The same answer for a statement that does not exist and one of someone else: nothing to tell them apart. */
-export function notFound(): Response {
+function notFound(): Response {
   return errorResponse(404, 'NOT_FOUND', DEFAULT_MESSAGES.NOT_FOUND);
 }
 

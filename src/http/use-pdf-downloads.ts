@@ -14,7 +14,7 @@ import { errorResponse } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import { checkOrigin, csrfLogFields, csrfMessage } from '../session/csrf';
 import type { InternalRequests } from './internal-requests';
-import { notFound, otxIdOfPath, pdfAnswer, PDF_QUERY } from './pdf-download';
+import { otxIdOfPath, pdfAnswer, PDF_QUERY } from './pdf-download';
 
 export interface PdfDownloadsOptions {
   readonly internal: InternalRequests;
@@ -42,18 +42,16 @@ export function usePdfDownloads({ internal, allowedOrigins, trustProxy, log }: P
         payload.endResponse(errorResponse(403, 'CSRF_CHECK_FAILED', csrfMessage(verdict)));
         return;
       }
-      if (otxId === null) {
-        payload.endResponse(notFound());
-        return;
-      }
       const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json' });
       for (const name of CARRIED_HEADERS) {
         const value = request.headers.get(name);
         if (value !== null) headers.set(name, value);
       }
-      const read = new Request(new URL('/graphql', url), { method: 'POST', headers, body: JSON.stringify({ query: PDF_QUERY, variables: { ids: [otxId] } }), signal: request.signal });
+      const read = new Request(new URL('/graphql', url), { method: 'POST', headers, body: JSON.stringify({ query: PDF_QUERY, variables: { ids: otxId === null ? [] : [otxId] } }), signal: request.signal });
+      // An id that cannot exist still goes through the read (an empty list matches nothing): who
+      // is asking is checked first, and the answer is the one of any unknown id.
       const inner = await internal.send(read, serverContext);
-      payload.endResponse(await pdfAnswer(inner, otxId, url.searchParams.get('inline') === '1' ? 'inline' : 'attachment'));
+      payload.endResponse(await pdfAnswer(inner, otxId ?? '', url.searchParams.get('inline') === '1' ? 'inline' : 'attachment'));
     },
   };
 }

@@ -61,6 +61,16 @@ describe('GET /statements/{otxId}/pdf', () => {
     expect(await response.json()).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
   });
 
+  it('answers an id that cannot exist (too long, broken percent-encoding) as any unknown id, after checking who asks', async () => {
+    const user = await signedInUser(gateway.current.url, sandbox.url, { count: 0 });
+    const unknown = await (await download('f1099nec-does-not-exist', { cookie: user.browser.cookie! })).text();
+    for (const path of [`/statements/${'x'.repeat(300)}/pdf`, '/statements/%E0%A4%A/pdf']) {
+      const signedIn = await fetch(`${gateway.current.url}${path}`, { headers: { cookie: user.browser.cookie! } });
+      expect([signedIn.status, await signedIn.text()], path).toEqual([404, unknown]);
+      expect((await fetch(`${gateway.current.url}${path}`)).status, path).toBe(401);
+    }
+  });
+
   it('refuses a request whose Origin is foreign with 403 CSRF_CHECK_FAILED, before the upstream hears of it', async () => {
     const user = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
     await takeUpstreamRequests(sandbox.url);
