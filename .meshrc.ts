@@ -74,13 +74,15 @@ const config: YamlConfig.Config = {
       environment: Environment!
       "When the session ends at the latest (ISO-8601); inactivity can end it earlier."
       expiresAt: String!
-      "When the session ends if no request arrives before (ISO-8601). Every request with the session cookie, asking \`session\` included, moves it on."
+      "When the session ends if no request arrives before (ISO-8601). Every request with the session cookie moves it on, asking \`session\` included unless \`touch: false\`."
       idleExpiresAt: String!
+      "Seconds left before the idle timeout, from the gateway's clock: count down from this, not from \`idleExpiresAt\`, so that the browser's clock does not matter."
+      idleExpiresInSeconds: Int!
     }
 
     extend type Query {
-      "The current session, or null."
-      session: Session
+      "The current session, or null. Asking counts as activity (moves the idle timeout on) unless \`touch\` is false: a page showing the time left asks with \`touch: false\`."
+      session(touch: Boolean = true): Session
     }
 
     extend type Mutation {

@@ -43,12 +43,15 @@ const SIGN_IN_SELECTION = /* GraphQL */ `{
   ... on SignInFailure { success }
 }`;
 
-function sessionView(session: Pick<ActiveSession, 'uid' | 'environment' | 'absoluteExpiresAt' | 'idleExpiresAt'>) {
+function sessionView(session: Pick<ActiveSession, 'uid' | 'environment' | 'absoluteExpiresAt' | 'idleExpiresAt'>, now = Date.now()) {
   return {
     uid: session.uid,
     environment: environmentToEnum(session.environment),
     expiresAt: new Date(session.absoluteExpiresAt).toISOString(),
     idleExpiresAt: new Date(session.idleExpiresAt).toISOString(),
+    // Relative, so that a page counting down need not trust its own clock. Rounded down: a page
+    // that asks again at zero finds the session still there rather than already gone.
+    idleExpiresInSeconds: Math.max(0, Math.floor((session.idleExpiresAt - now) / 1000)),
   };
 }
 
@@ -84,7 +87,9 @@ async function signOutUpstream(services: SessionServices, environment: Environme
 
 export const sessionResolvers = {
   Query: {
-    session(_root: unknown, _args: unknown, context: GatewayContext) {
+    // `touch` was read before execution (identity/activity.ts): it decides whether the store moved
+    // the idle timeout on when the session was looked up.
+    session(_root: unknown, _args: { touch?: boolean | null }, context: GatewayContext) {
       const session = sessionOf(context.identity);
       return session ? sessionView(session) : null;
     },

@@ -110,6 +110,9 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     graphiql: false,
   });
 
+  // The PDF download's read goes through this whole pipeline, request hooks included.
+  runtime.internalRequests.connect((request, serverContext) => yoga.handleRequest(request, serverContext));
+
   // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.
   const edged = edge(config, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, yoga.requestListener));
   // With tracing, each request's SERVER span around all of it (src/tracing/).

@@ -13,6 +13,8 @@ export default defineConfig({
   server: {
     proxy: {
       '/graphql': { target: process.env.GATEWAY_URL ?? 'http://127.0.0.1:4000', changeOrigin: false },
+      // The PDF links (GET /statements/{otxId}/pdf), with the page's cookie.
+      '/statements': { target: process.env.GATEWAY_URL ?? 'http://127.0.0.1:4000', changeOrigin: false },
     },
   },
 });

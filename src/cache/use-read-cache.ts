@@ -5,6 +5,10 @@
  * lookup, so it can never be answered from the cache). Its scope is the identity (environment
  * and a hash of the upstream uid), never shared.
  *
+ * A request with `Cache-Control: no-cache` is answered by the upstream and its answer replaces the
+ * cached one (statements added behind the gateway's back show at once); an answer from the cache
+ * carries `Age`, the seconds since it was stored, so a page can say how old its list is.
+ *
  * Left to the PDF cache: reads that select `pdf` (those ask the upstream every time, so access
  * is re-checked, and take the PDFs they can from the PDF cache).
  */
@@ -44,6 +48,23 @@ export interface ReadCacheScope {
 
 type ReadCacheContext = IdentityContext & { readCache?: ReadCacheScope };
 
+/** What is stored: the answer and when (entries of the older bare form are read as misses). */
+interface StoredRead {
+  readonly storedAt: number;
+  readonly result: ExecutionResult;
+}
+
+function storedRead(text: string): StoredRead | undefined {
+  const parsed = JSON.parse(text) as Partial<StoredRead>;
+  return typeof parsed.storedAt === 'number' && typeof parsed.result === 'object' ? (parsed as StoredRead) : undefined;
+}
+
+/** `Cache-Control: no-cache` (or `no-store`, or `max-age=0`) on the request: skip the cached answer. */
+function bypasses(request: Request): boolean {
+  const directives = (request.headers.get('cache-control') ?? '').toLowerCase().split(',').map((directive) => directive.trim());
+  return directives.some((directive) => directive === 'no-cache' || directive === 'no-store' || directive === 'max-age=0');
+}
+
 /** No error in the result and none in any payload's own `errors` list. */
 export function cleanResult(result: { errors?: readonly unknown[]; data?: unknown }): boolean {
   if (result.errors?.length) return false;
@@ -56,6 +77,8 @@ export function cleanResult(result: { errors?: readonly unknown[]; data?: unknow
 }
 
 export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500 }: ReadCacheOptions): Plugin<ReadCacheContext> {
+  /** When the answer a request got from the cache was stored. */
+  const servedFrom = new WeakMap<Request, number>();
   /** One per request: it remembers the group generation its lookup saw, for the write after. */
   const cacheFor = (context: ReadCacheContext): Cache => {
     let generation = UNKNOWN_GENERATION;
@@ -67,17 +90,21 @@ export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500 }:
     return {
       async get(key) {
         const { group, id } = split(key);
+        // Read even when bypassed: the generation it returns lets the fresh answer replace the entry.
         const read = await store.getMembers(group, [id]);
         generation = read.generation;
         const text = read.values[0];
-        const result = text == null ? 'miss' : 'hit';
+        const stored = text == null || bypasses(context.request) ? undefined : storedRead(text);
+        const result = stored ? 'hit' : 'miss';
         metrics.cacheLookup('statements', result);
         metrics.readCacheLookup(operation, result);
-        return text == null ? undefined : (JSON.parse(text) as ExecutionResult);
+        if (stored) servedFrom.set(context.request, stored.storedAt);
+        return stored?.result;
       },
       async set(key, value, _entities, ttl) {
         const { group, id } = split(key);
-        await store.putMembers(group, [{ id, value: JSON.stringify(value) }], ttl, generation, maxEntries);
+        const stored: StoredRead = { storedAt: clock(), result: value };
+        await store.putMembers(group, [{ id, value: JSON.stringify(stored) }], ttl, generation, maxEntries);
       },
       // Mutations invalidate per identity (useCacheInvalidation), not by entity.
       invalidate() {},
@@ -110,6 +137,10 @@ export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500 }:
           },
         }) as Plugin<ReadCacheContext>,
       );
+    },
+    onResponse({ request, response }) {
+      const storedAt = servedFrom.get(request);
+      if (storedAt !== undefined) response.headers.set('age', String(Math.max(0, Math.floor((clock() - storedAt) / 1000))));
     },
     onExecute({ args, extendContext }) {
       const context = args.contextValue;

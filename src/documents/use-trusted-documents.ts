@@ -5,7 +5,8 @@
  * object, so its validation runs once per schema). Validation, the query limits, identity and
  * everything after treat it as any other document. An unknown id is PERSISTED_QUERY_NOT_FOUND,
  * the code Apollo's APQ link answers by sending the text: the gateway never registers a document,
- * so the list stays the frontend's own.
+ * so the list stays the frontend's own. With no manifest at all, any id is
+ * PERSISTED_QUERY_NOT_SUPPORTED (200), after which APQ clients stop sending hashes.
  *
  * With TRUSTED_DOCUMENTS_ONLY, whoever `queryTextRefusal` refuses gets that refusal before the
  * text is parsed or looked at: a crafted or expensive document costs the gateway nothing.
@@ -47,7 +48,9 @@ export function useTrustedDocuments({ documents, queryTextRefusal, exempt }: Tru
         }
       : true,
     customErrors: {
-      notFound: () => gatewayError('PERSISTED_QUERY_NOT_FOUND'),
+      // Without a manifest no id can ever be known: PERSISTED_QUERY_NOT_SUPPORTED tells APQ clients
+      // to send texts from now on, instead of a hash and then the text for every document.
+      notFound: () => gatewayError(documents.size === 0 ? 'PERSISTED_QUERY_NOT_SUPPORTED' : 'PERSISTED_QUERY_NOT_FOUND'),
       persistedQueryOnly: () => gatewayError('PERSISTED_QUERY_ONLY'),
       // Neither a query nor a document id (or an id that is not a string).
       keyNotFound: () => gatewayError('BAD_REQUEST', 'Send a query, or the documentId of a trusted document.'),

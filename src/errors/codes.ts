@@ -14,10 +14,29 @@ export const ERROR_STATUS = {
   SESSION_STORE_UNAVAILABLE: 503,
   PERSISTED_QUERY_NOT_FOUND: 400,
   PERSISTED_QUERY_ONLY: 400,
+  // 200, as Apollo's and urql's persisted-query links expect: they then stop sending hashes.
+  PERSISTED_QUERY_NOT_SUPPORTED: 200,
+  NOT_FOUND: 404,
   INTERNAL_SERVER_ERROR: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * Headers a code always carries unless its thrower names its own value: every UPSTREAM_UNAVAILABLE
+ * has a Retry-After (the contract), so that clients back off instead of retrying at once. An open
+ * circuit passes the seconds until it half-opens, which win over this guess.
+ */
+const DEFAULT_HEADERS: Partial<Record<ErrorCode, Readonly<Record<string, string>>>> = {
+  UPSTREAM_UNAVAILABLE: { 'retry-after': '5' },
+};
+
+/** `headers` (names lowercased) over the code's default headers; undefined when there are none. */
+export function headersFor(code: ErrorCode, headers: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> | undefined {
+  const own = headers ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])) : undefined;
+  const defaults = DEFAULT_HEADERS[code];
+  return defaults || own ? { ...defaults, ...own } : undefined;
+}
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
@@ -39,5 +58,8 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   SESSION_STORE_UNAVAILABLE: 'The session store is unavailable. Try again later.',
   PERSISTED_QUERY_NOT_FOUND: 'No trusted document has this id.',
   PERSISTED_QUERY_ONLY: 'Only trusted documents are accepted here: send a documentId instead of a query text.',
+  // The exact text APQ clients compare with.
+  PERSISTED_QUERY_NOT_SUPPORTED: 'PersistedQueryNotSupported',
+  NOT_FOUND: 'No statement with this otxId, or none this identity may see.',
   INTERNAL_SERVER_ERROR: 'Unexpected error.',
 };

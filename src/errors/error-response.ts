@@ -5,7 +5,7 @@
  * reads every such answer as it reads a GraphQL error.
  */
 import { JSON_HEADERS } from '../http/json-response';
-import type { ErrorCode } from './codes';
+import { headersFor, type ErrorCode } from './codes';
 
 export interface ErrorResponseInit {
   /** Extra response headers (Allow, WWW-Authenticate, Retry-After, Connection). */
@@ -31,8 +31,9 @@ export function retryAfterExtension(headers: Readonly<Record<string, string>> | 
 }
 
 export function errorAnswer(status: number, code: ErrorCode, message: string, init: ErrorResponseInit = {}): ErrorAnswer {
-  const extensions = { code, ...retryAfterExtension(init.headers), ...init.extensions };
-  return { status, headers: { ...JSON_HEADERS, ...init.headers }, body: JSON.stringify({ errors: [{ message, extensions }] }) };
+  const headers = headersFor(code, init.headers);
+  const extensions = { code, ...retryAfterExtension(headers), ...init.extensions };
+  return { status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify({ errors: [{ message, extensions }] }) };
 }
 
 export function errorResponse(status: number, code: ErrorCode, message: string, init: ErrorResponseInit = {}): Response {

@@ -3,7 +3,7 @@
  * hold the contract's `code` and the HTTP status (`extensions.http.status`, which Yoga reads).
  */
 import { GraphQLError } from 'graphql';
-import { DEFAULT_MESSAGES, ERROR_STATUS, isErrorCode, type ErrorCode } from './codes';
+import { DEFAULT_MESSAGES, ERROR_STATUS, headersFor, isErrorCode, type ErrorCode } from './codes';
 import { retryAfterExtension } from './error-response';
 
 export { ERROR_STATUS, isErrorCode, type ErrorCode } from './codes';
@@ -23,10 +23,11 @@ export class GatewayError extends GraphQLError {
   readonly internalCause: unknown;
 
   constructor(code: ErrorCode, message: string = DEFAULT_MESSAGES[code], options: GatewayErrorOptions = {}) {
+    const headers = headersFor(code, options.headers);
     super(message, {
       extensions: {
         code,
-        http: { status: options.status ?? ERROR_STATUS[code], ...(options.headers ? { headers: { ...options.headers } } : {}) },
+        http: { status: options.status ?? ERROR_STATUS[code], ...(headers ? { headers: { ...headers } } : {}) },
       },
     });
     // The name stays 'GraphQLError': the HTTP executor then passes the error on as it is
@@ -72,6 +73,7 @@ export function clientError(
   /** Overrides the code's status (BAD_REQUEST also covers 405 and 415). */
   status: number = ERROR_STATUS[code],
 ): GraphQLError {
+  headers = headersFor(code, headers);
   return new GraphQLError(message, {
     ...(path ? { path } : {}),
     extensions: {

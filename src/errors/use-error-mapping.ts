@@ -67,7 +67,7 @@ export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
     if (fromExecutor) {
       // Mesh's delegation drops `originalError`: what the broker recorded says what happened.
       const recorded = upstreamOutcome(request).failure;
-      if (recorded) return clientError(recorded.code, recorded.message, error.path);
+      if (recorded) return clientError(recorded.code, recorded.message, error.path, (recorded.extensions.http as { headers?: Record<string, string> }).headers);
       log.unexpectedError({ error: new Error(`upstream answer not usable (${String(code)})`), operation });
       return clientError('UPSTREAM_ERROR', DEFAULT_MESSAGES.UPSTREAM_ERROR, error.path);
     }

@@ -21,6 +21,14 @@ export function startBanner(config: GatewayConfig, gateway: RunningGateway): str
     gateway.runtime.log.configWarning({ variable: 'ALLOW_INSECURE_TRANSPORT', message: warning });
     lines.push(` Warning: ${warning}`);
   }
+  if (config.cookieSecure && !config.production) {
+    // On by default as soon as upstream URLs are set: a plain-http LAN or Docker host name then
+    // gets a 200 login and 401s after it, with nothing in the logs to say why.
+    lines.push(
+      ' Session cookie: Secure (__Host-sgw_session) with HSTS, since COOKIE_SECURE is on (the default once upstream URLs are set).' +
+        ' Browsers keep it over HTTPS (and on localhost) only: on plain http by another host name, serve TLS or set COOKIE_SECURE=false.',
+    );
+  }
   lines.push(` Statement gateway on ${gateway.url}/graphql${config.production ? '' : ' (GraphiQL in a browser)'}`);
   return `${lines.join('\n')}\n`;
 }

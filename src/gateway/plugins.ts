@@ -17,6 +17,7 @@ import { useDropInFront } from '../drop-in/use-drop-in-front';
 import { useTrustedDocuments } from '../documents/use-trusted-documents';
 import { useFastPath } from '../fast-path/use-fast-path';
 import { useErrorMapping } from '../errors/use-error-mapping';
+import { usePdfDownloads } from '../http/use-pdf-downloads';
 import { useRoutes } from '../http/use-routes';
 import { queryTextRefusal } from '../identity/query-texts';
 import { useIdentity } from '../identity/use-identity';
@@ -63,6 +64,10 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
   ];
   const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing }) : undefined;
+  // GraphQL requests the gateway builds itself (the PDF download's read), exempt from the checks
+  // only a client's own request needs.
+  const internal = runtime.internalRequests;
+  const clientRequestsOnly = (request: Request) => isDropInRequest(request) || internal.has(request);
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy }),
@@ -82,6 +87,8 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // verified credential passed through; its GraphQL answers get the upstream's credential
     // headers (or refusal) on the way out.
     useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock }),
+    // GET /statements/{otxId}/pdf: the `pdf` field read through this same pipeline, as a file.
+    usePdfDownloads({ internal, allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, log }),
     // Every other path but /graphql and the front's GraphQL paths is 404; POST bodies must be JSON (415 otherwise).
     useRoutes({ graphqlPaths: ['/graphql', ...FRONT_GRAPHQL_PATHS] }),
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
@@ -92,7 +99,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useTrustedDocuments({
       documents: config.trustedDocuments.documents,
       ...(config.trustedDocuments.only ? { queryTextRefusal: queryTextRefusal(identities) } : {}),
-      exempt: isDropInRequest,
+      exempt: clientRequestsOnly,
     }),
     // Query limits (text length before parsing; tokens while parsing; depth, aliases,
     // directives, cost while validating; PDFs per answer before executing). Introspection on the
@@ -103,8 +110,9 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useExecutedOperation(),
     // With tracing, the operation's span starts here (and ends after the audit log, below).
     ...(operationSpans ? [operationSpans.start] : []),
-    // Cookie requests and logins pass the CSRF/origin check before anything acts for a browser.
-    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: isDropInRequest }),
+    // Cookie requests and logins pass the CSRF/origin check before anything acts for a browser (the
+    // PDF download checked its Origin itself: a link sends no X-CSRF).
+    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: clientRequestsOnly }),
     // Who the request acts as (the strategies above, in their order).
     useIdentity({
       strategies: identities,

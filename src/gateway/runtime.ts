@@ -16,6 +16,7 @@ import type { GatewayConfig } from '../config';
 import { createServiceAccounts, type ServiceAccounts } from '../credentials';
 import { createCredentialCipher } from '../credentials/cipher';
 import { createDerivedKeys, type DerivedKeys } from '../derived-keys';
+import { createInternalRequests, type InternalRequests } from '../http/internal-requests';
 import { createVerifiedCredentials, type VerifiedCredentials } from '../drop-in/verified-credentials';
 import type { EmbeddedUpstreams } from '../embedded-upstreams';
 import { ENVIRONMENTS, type Environment } from '../environment';
@@ -63,6 +64,8 @@ export interface GatewayRuntime {
   readonly forwarder: Forwarder;
   /** Starting, serving, stopping: what /readiness answers. */
   readonly lifecycle: Lifecycle;
+  /** Requests the gateway sends through its own pipeline (the PDF download's read); connected by the server. */
+  readonly internalRequests: InternalRequests;
   /** The built-in emulator, when no upstream URL was configured. */
   readonly embedded?: EmbeddedUpstreams;
   /** OpenTelemetry, when an OTLP endpoint is configured (src/tracing/). */
@@ -162,6 +165,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     plans: new DocumentPlans(),
     lifecycle: createLifecycle(),
     forwarder: createForwarder({ upstreamFetch, log, metrics }),
+    internalRequests: createInternalRequests(),
     ...(embedded ? { embedded } : {}),
     ...(tracing ? { tracing } : {}),
     close: () =>

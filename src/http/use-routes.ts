@@ -31,6 +31,12 @@ export function useRoutes({ graphqlPaths = ['/graphql'] }: RoutesOptions = {}): 
   return {
     onRequest(payload) {
       const { request, url } = payload;
+      // `/graphql/`, as a browser's address bar or a copied link may have it: to GraphiQL or the
+      // endpoint itself (GET only; what a script POSTs there stays a 404, so its bug shows).
+      if (url.pathname === `${graphqlPath}/` && (request.method === 'GET' || request.method === 'HEAD')) {
+        payload.endResponse(new Response(null, { status: 308, headers: { location: `${graphqlPath}${url.search}` } }));
+        return;
+      }
       if (!graphqlPaths.includes(url.pathname)) {
         payload.endResponse(errorResponse(404, 'BAD_REQUEST', `Not found. GraphQL is served on ${graphqlPath}.`));
         return;

@@ -57,9 +57,15 @@ export type IdentityVerdict =
  */
 export type PresentedIdentity = { readonly queryTexts: boolean } | { readonly refusal: GatewayError };
 
+/** What the request does, as far as identifying it cares. */
+export interface IdentifyOptions {
+  /** false for a request that must not move a session's idle timeout on (`session(touch: false)`); default true. */
+  readonly activity?: boolean;
+}
+
 export interface IdentityStrategy {
   /** undefined when the request does not present this kind of identity: the next strategy is asked. */
-  identify(request: Request): Promise<IdentityVerdict> | undefined;
+  identify(request: Request, options?: IdentifyOptions): Promise<IdentityVerdict> | undefined;
   /** undefined exactly when `identify` is. */
   presented(request: Request): PresentedIdentity | undefined;
 }

@@ -9,6 +9,7 @@ import { gatewayError } from '../errors';
 import { executedOf } from '../gateway/executed';
 import { noteRequestUid } from '../observability/use-access-log';
 import type { UpstreamTarget } from '../upstream/target';
+import { countsAsActivity } from './activity';
 import type { IdentityStrategy, RequestIdentity } from './identity';
 
 /** Root fields an anonymous caller may use (the contract's list, `logout` which is idempotent, and `__typename`). */
@@ -48,8 +49,9 @@ export function useIdentity({ strategies, production, defaultUpstream }: Identit
       const request = args.contextValue.request;
       const executed = executedOf(request);
       if (!executed) return;
+      const activity = countsAsActivity(executed.fields, (args.variableValues ?? {}) as Record<string, unknown>);
       for (const strategy of strategies) {
-        const found = strategy.identify(request);
+        const found = strategy.identify(request, { activity });
         if (!found) continue;
         const verdict = await found;
         if ('refusal' in verdict) return setResultAndStopExecution({ errors: [verdict.refusal] });

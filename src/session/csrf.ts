@@ -38,6 +38,14 @@ export function ownOrigin(request: Request, trustProxy: number): string | undefi
 
 export function checkCsrf(request: Request, options: CsrfOptions): CsrfVerdict {
   if (!request.headers.get('x-csrf')?.trim()) return { ok: false, reason: 'missing-header' };
+  return checkOrigin(request, options);
+}
+
+/**
+ * The origin check alone, for what a browser sends without a script (a download link cannot add
+ * X-CSRF): no Origin, the gateway's own or an allowed one passes; any other is refused.
+ */
+export function checkOrigin(request: Request, options: CsrfOptions): CsrfVerdict {
   const origin = request.headers.get('origin');
   if (origin === null) return { ok: true };
   if (options.allowedOrigins.includes(origin)) return { ok: true };

@@ -99,7 +99,8 @@ export function sessionOf(identity: RequestIdentity | undefined): ActiveSession 
 }
 
 /**
- * The session cookie's session: one store round trip (which also extends the idle timeout). An
+ * The session cookie's session: one store round trip (which also extends the idle timeout, unless
+ * the request is no activity: `session(touch: false)`). An
  * unknown or ended session clears the cookie and leaves the request anonymous; an unreachable
  * store fails closed with SESSION_STORE_UNAVAILABLE.
  */
@@ -112,13 +113,13 @@ export function browserSessionStrategy(dependencies: BrowserSessionDependencies)
       return sessionCookieOf(request, cookieSecure) === undefined ? undefined : { queryTexts: false };
     },
 
-    identify(request) {
+    identify(request, { activity = true } = {}) {
       const cookieId = sessionCookieOf(request, cookieSecure);
       if (cookieId === undefined) return undefined;
       return (async () => {
         let result: Awaited<ReturnType<Sessions['resolve']>>;
         try {
-          result = await sessions.resolve(cookieId);
+          result = await sessions.resolve(cookieId, { touch: activity });
         } catch (error) {
           health.failed(error);
           return { refusal: gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error }) };

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore, TouchResult } from './store';
+import type { PeekResult, SessionRecord, SessionStore, TouchResult } from './store';
 
 interface Entry {
   record: SessionRecord;
@@ -42,6 +42,15 @@ export function createMemorySessionStore(options: { readonly clock?: () => numbe
       }
       entry.expiresAt = clock() + Math.min(idleMs, entry.record.absoluteExpiresAt - now);
       return Promise.resolve({ status: 'active', record: entry.record });
+    },
+    peek(key, now): Promise<PeekResult> {
+      const entry = live(key);
+      if (!entry) return Promise.resolve({ status: 'missing' });
+      if (entry.record.absoluteExpiresAt <= now) {
+        entries.delete(key);
+        return Promise.resolve({ status: 'expired' });
+      }
+      return Promise.resolve({ status: 'active', record: entry.record, idleExpiresAt: entry.expiresAt });
     },
     replaceCredential(key, expected, next) {
       const entry = live(key);

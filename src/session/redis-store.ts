@@ -1,6 +1,6 @@
 import { pingRedis, type RedisClient } from '../redis';
 import type { Environment } from '../environment';
-import type { SessionStore, TouchResult } from './store';
+import type { PeekResult, SessionRecord, SessionStore, TouchResult } from './store';
 
 // A session is one hash. Touch reads it and moves its expiry in one round trip and atomically:
 // the idle window, capped by the absolute end; past the absolute end it is deleted.
@@ -14,6 +14,17 @@ if remaining <= 0 then
 end
 redis.call('PEXPIRE', KEYS[1], math.min(tonumber(ARGV[1]), remaining))
 return {'active', v[1], v[2], v[3], v[4], v[5]}
+`;
+
+// The same read without moving the expiry, with the milliseconds it has left.
+const PEEK = `
+local v = redis.call('HMGET', KEYS[1], 'uid', 'env', 'cred', 'created', 'abs')
+if not v[1] then return nil end
+if tonumber(v[5]) <= tonumber(ARGV[1]) then
+  redis.call('DEL', KEYS[1])
+  return {'expired'}
+end
+return {'active', v[1], v[2], v[3], v[4], v[5], tostring(redis.call('PTTL', KEYS[1]))}
 `;
 
 const REPLACE_CREDENTIAL = `
@@ -33,14 +44,23 @@ return 0
 
 interface SessionCommands {
   sgwSessionTouch(key: string, idleMs: number, now: number): Promise<string[] | null>;
+  sgwSessionPeek(key: string, now: number): Promise<string[] | null>;
   sgwSessionReplaceCredential(key: string, expected: string, next: string): Promise<number>;
   sgwSessionDeleteIfCredential(key: string, expected: string): Promise<number>;
+}
+
+/** A session hash as the scripts return it (after their status). */
+function recordOf(reply: readonly string[]): SessionRecord | undefined {
+  const [, uid, environment, credential, created, absolute] = reply;
+  if (!uid || (environment !== 'sandbox' && environment !== 'production') || !credential) return undefined;
+  return { uid, environment: environment satisfies Environment, credential, createdAt: Number(created), absoluteExpiresAt: Number(absolute) };
 }
 
 /** Sessions in Redis (`sgw:session:<hash of the id>`), shared by every replica. */
 export function createRedisSessionStore(redis: RedisClient): SessionStore {
   if (!('sgwSessionTouch' in redis)) {
     redis.defineCommand('sgwSessionTouch', { numberOfKeys: 1, lua: TOUCH });
+    redis.defineCommand('sgwSessionPeek', { numberOfKeys: 1, lua: PEEK });
     redis.defineCommand('sgwSessionReplaceCredential', { numberOfKeys: 1, lua: REPLACE_CREDENTIAL });
     redis.defineCommand('sgwSessionDeleteIfCredential', { numberOfKeys: 1, lua: DELETE_IF_CREDENTIAL });
   }
@@ -66,18 +86,16 @@ export function createRedisSessionStore(redis: RedisClient): SessionStore {
       const reply = await commands.sgwSessionTouch(key, idleMs, now);
       if (!reply) return { status: 'missing' };
       if (reply[0] === 'expired') return { status: 'expired' };
-      const [, uid, environment, credential, created, absolute] = reply;
-      if (!uid || (environment !== 'sandbox' && environment !== 'production') || !credential) return { status: 'missing' };
-      return {
-        status: 'active',
-        record: {
-          uid,
-          environment: environment satisfies Environment,
-          credential,
-          createdAt: Number(created),
-          absoluteExpiresAt: Number(absolute),
-        },
-      };
+      const record = recordOf(reply);
+      return record ? { status: 'active', record } : { status: 'missing' };
+    },
+    async peek(key, now): Promise<PeekResult> {
+      const reply = await commands.sgwSessionPeek(key, now);
+      if (!reply) return { status: 'missing' };
+      if (reply[0] === 'expired') return { status: 'expired' };
+      const record = recordOf(reply);
+      const left = Number(reply[6]);
+      return record && left > 0 ? { status: 'active', record, idleExpiresAt: now + left } : { status: 'missing' };
     },
     async replaceCredential(key, expected, next) {
       return (await commands.sgwSessionReplaceCredential(key, expected, next)) === 1;

@@ -12,7 +12,7 @@ import type { Environment } from '../environment';
 import { isLegacySealed, type CredentialCipher } from '../credentials/cipher';
 import type { UpstreamCredential } from '../credentials/types';
 import type { SessionCache } from './session-cache';
-import type { SessionStore } from './store';
+import type { PeekResult, SessionStore, TouchResult } from './store';
 
 /** 256 bits from the CSPRNG, base64url (43 characters). */
 const ID_BYTES = 32;
@@ -94,22 +94,25 @@ export class Sessions {
   }
 
   /**
-   * Looks up the session of a cookie value and extends its idle life. Throws when the store is
-   * down. An active session may come from the cache, without a store round trip.
+   * Looks up the session of a cookie value and, unless `touch` is false, extends its idle life.
+   * Throws when the store is down. An active session may come from the cache, without a store
+   * round trip; a read that does not touch is never remembered (a later request within the
+   * cache's life would then not extend the session either).
    */
-  async resolve(id: string): Promise<ResolveResult> {
+  async resolve(id: string, { touch = true }: { readonly touch?: boolean } = {}): Promise<ResolveResult> {
     if (!ID_PATTERN.test(id)) return { status: 'malformed' };
     const key = sessionKey(id);
     const cache = this.options.cache;
-    if (!cache) return this.touch(key);
-    const remembered = cache.get(key);
+    const remembered = cache?.get(key);
     if (remembered) return { status: 'active', session: remembered, cached: true };
-    return cache.load(key, () => this.touch(key), (result) => (result.status === 'active' ? result.session : undefined));
+    if (!touch) return this.read(key, false);
+    if (!cache) return this.read(key, true);
+    return cache.load(key, () => this.read(key, true), (result) => (result.status === 'active' ? result.session : undefined));
   }
 
-  private async touch(key: string): Promise<ResolveResult> {
+  private async read(key: string, touch: boolean): Promise<ResolveResult> {
     const now = this.clock();
-    const result = await this.options.store.touch(key, this.options.idleMs, now);
+    const result: TouchResult | PeekResult = touch ? await this.options.store.touch(key, this.options.idleMs, now) : await this.options.store.peek(key, now);
     if (result.status !== 'active') return result;
     const { record } = result;
     const binding = { record: key, environment: record.environment, uid: record.uid, absoluteExpiresAt: record.absoluteExpiresAt };
@@ -127,6 +130,7 @@ export class Sessions {
       await this.options.store.delete(key);
       return { status: 'expired' };
     }
+    const idleEnd = touch || !('idleExpiresAt' in result) ? now + this.options.idleMs : (result.idleExpiresAt as number);
     return {
       status: 'active',
       session: {
@@ -136,7 +140,7 @@ export class Sessions {
         credential,
         sealed: record.credential,
         absoluteExpiresAt,
-        idleExpiresAt: Math.min(absoluteExpiresAt, now + this.options.idleMs),
+        idleExpiresAt: Math.min(absoluteExpiresAt, idleEnd),
       },
     };
   }

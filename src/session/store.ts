@@ -16,6 +16,12 @@ export type TouchResult =
   | { readonly status: 'expired' }
   | { readonly status: 'missing' };
 
+/** A read that is not activity: the record and when its idle life ends (epoch ms), unchanged. */
+export type PeekResult =
+  | { readonly status: 'active'; readonly record: SessionRecord; readonly idleExpiresAt: number }
+  | { readonly status: 'expired' }
+  | { readonly status: 'missing' };
+
 /**
  * One interface, two implementations (memory, Redis), run through the same tests. Keys are the
  * hashed session ids; the store never sees a raw id. Every write carries a TTL.
@@ -29,6 +35,11 @@ export interface SessionStore {
    * A session past its absolute end is deleted and reported as expired.
    */
   touch(key: string, idleMs: number, now: number): Promise<TouchResult>;
+  /**
+   * Reads a session without extending its life (`session(touch: false)`), with when it ends if
+   * nothing touches it; one round trip. A session past its absolute end is deleted and reported as expired.
+   */
+  peek(key: string, now: number): Promise<PeekResult>;
   /**
    * Replaces the sealed credential only if it is still `expected` (compare-and-set), so a late
    * answer carrying an older rotated token never overwrites a newer one. Keeps the TTL.

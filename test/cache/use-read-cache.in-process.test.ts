@@ -101,8 +101,8 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
       const uid = options.uid ?? `${randomBytes(6).toString('hex')}@example.com`;
       const expiry = options.expiresInMs === undefined ? undefined : (now + options.expiresInMs) / 1000;
       const { cookie } = await sessions.signIn(uid, options.environment ?? 'sandbox', expiry === undefined ? {} : { expiry });
-      const graphql = async (query: string) => {
-        const answer = await server.graphql(query, { headers: { cookie } });
+      const graphql = async (query: string, headers: Record<string, string> = {}) => {
+        const answer = await server.graphql(query, { headers: { cookie, ...headers } });
         await recorded.written();
         return answer;
       };
@@ -121,6 +121,30 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
     expect(recorded.ttls).toEqual([TTL]);
     expect((await ada.graphql(READ)).body).toEqual(first.body);
     expect(upstream()).toEqual([]);
+  });
+
+  it('answers a read from the cache with Age, the whole seconds since it was stored', async () => {
+    const { user, advance } = await pipeline();
+    const ada = await user();
+    expect((await ada.graphql(READ)).headers.get('age')).toBeNull();
+    advance(7_400);
+    expect((await ada.graphql(READ)).headers.get('age')).toBe('7');
+  });
+
+  it('asks the upstream for a read sent with Cache-Control: no-cache, and later reads get that fresher answer', async () => {
+    const { user, upstream, advance } = await pipeline();
+    const ada = await user();
+    await ada.graphql(READ);
+    upstream();
+    advance(5_000);
+    const fresh = await ada.graphql(READ, { 'cache-control': 'no-cache' });
+    expect(upstream()).toEqual([`${ada.uid} getStatements`]);
+    expect(fresh.headers.get('age')).toBeNull();
+    advance(2_000);
+    const later = await ada.graphql(READ);
+    expect(upstream()).toEqual([]);
+    expect(later.body).toEqual(fresh.body);
+    expect(later.headers.get('age')).toBe('2');
   });
 
   it('never shares reads between identities: other uids, the same uid on the other upstream', async () => {

@@ -119,6 +119,19 @@ describe('useTrustedDocuments: naming a document', () => {
     }
   });
 
+  it('answers an APQ hash or documentId with PERSISTED_QUERY_NOT_SUPPORTED (200, PersistedQueryNotSupported) when no manifest is loaded, and still runs texts', async () => {
+    const server = gatewayLike({ documents: new Map() });
+    for (const answer of [
+      await server.post({ extensions: apq('{ hello }') }),
+      await server.get({ extensions: apq('{ hello }') }),
+      await server.post({ documentId: documentId(HELLO) }),
+    ]) {
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ errors: [{ message: 'PersistedQueryNotSupported', extensions: { code: 'PERSISTED_QUERY_NOT_SUPPORTED' } }] });
+    }
+    expect((await server.post({ query: '{ hello }', extensions: apq('{ hello }') })).body).toEqual({ data: { hello: 'world' } });
+  });
+
   it('answers a request with neither a query nor a document id, or an id that is not a string, with BAD_REQUEST (400)', async () => {
     const server = gatewayLike();
     for (const answer of [await server.post({}), await server.post({ documentId: 42 }), await server.get({})]) {

@@ -40,7 +40,7 @@ beforeAll(async () => {
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
 /** Origins added to ALLOWED_ORIGINS, and the port kept, when a test restarts the gateway. */
-const restart: { origins: string[]; port?: string; withoutManifest?: boolean } = { origins: [] };
+const restart: { origins: string[]; port?: string; withoutManifest?: boolean; idleTimeout?: string } = { origins: [] };
 const gateway = useGateway(() => ({
   PORT: restart.port ?? '0',
   UPSTREAM_SANDBOX_URL: sandbox.url,
@@ -51,6 +51,7 @@ const gateway = useGateway(() => ({
   ALLOWED_ORIGINS: [allowed?.origin, allowed?.origin.replace('127.0.0.1', 'localhost'), ...restart.origins].join(','),
   // Two failed logins per address and e-mail in 2 s, so the RATE_LIMITED wait is short enough to watch.
   RATE_LIMIT_LOGIN: '2/2s',
+  ...(restart.idleTimeout ? { SESSION_IDLE_TIMEOUT: restart.idleTimeout } : {}),
   ...(restart.withoutManifest ? {} : { TRUSTED_DOCUMENTS_FILE: MANIFEST, TRUSTED_DOCUMENTS_ONLY: 'true' }),
 }));
 let browser: Chromium | undefined;
@@ -100,7 +101,7 @@ describe('the example frontend (examples/spa)', () => {
     expect(files.map((file) => path.relative(SPA_ROOT, file.filename)).sort()).toEqual(['src/gql/gql.ts', 'src/gql/graphql.ts', 'src/gql/index.ts', 'src/gql/persisted-documents.json']);
     for (const file of files) expect(readFileSync(file.filename, 'utf8'), `${file.filename}: run npx graphql-codegen --config examples/spa/codegen.ts`).toBe(file.content);
     const manifest = JSON.parse(readFileSync(path.join(SPA_ROOT, 'src/gql/persisted-documents.json'), 'utf8')) as Record<string, string>;
-    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['Login', 'Logout', 'Session', 'StatementPdf', 'Statements']);
+    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['Login', 'Logout', 'Session', 'SessionLeft', 'Statements']);
     for (const [id, document] of Object.entries(manifest)) expect(id).toBe(createHash('sha256').update(document).digest('hex'));
   });
 
@@ -120,21 +121,23 @@ describe('the example frontend (examples/spa)', () => {
       expect(await page.locator('#uid').textContent()).toBe(DEMO_ACCOUNT.email);
       expect(await page.locator('#login').isVisible()).toBe(false);
       expect(await page.locator('#rows').textContent()).toContain(statements[0]!.uploaderId);
-      // The countdown runs from Session.idleExpiresAt: 30 minutes of idle time by default.
-      const idleEnd = Date.parse((await page.locator('#countdown').getAttribute('data-idle-expires-at')) ?? '');
-      expect(Math.abs(idleEnd - (Date.now() + 30 * 60_000))).toBeLessThan(10_000);
+      // The countdown runs from Session.idleExpiresInSeconds: 30 minutes of idle time by default.
+      const left = Number(await page.locator('#countdown').getAttribute('data-idle-expires-in-seconds'));
+      expect(left).toBeGreaterThan(30 * 60 - 10);
+      expect(left).toBeLessThanOrEqual(30 * 60);
       expect(await page.locator('#countdown').textContent()).toMatch(/^Session ends in (29:[0-5]\d|30:00) without activity$/);
       await screenshot(page, 'spa-statements.png');
 
-      const [pdfTab] = await Promise.all([context.waitForEvent('page'), page.click('#rows tr:first-child button:text("Open PDF")')]);
-      expect(pdfTab.url()).toMatch(new RegExp(`^blob:${allowed!.origin}/`));
-      const blob = await page.evaluate(async (url: string) => {
-        const response = await fetch(url);
-        const bytes = new Uint8Array(await response.arrayBuffer());
-        return { type: response.headers.get('content-type'), base64: btoa(Array.from(bytes, (byte) => String.fromCharCode(byte)).join('')) };
-      }, pdfTab.url());
-      expect(blob.type).toBe('application/pdf');
-      expect(await pdfText(blob.base64)).toContain('SANDBOX');
+      // "Open PDF" is a plain link to GET /statements/{otxId}/pdf?inline=1 in a new tab.
+      const pdfUrl = `${gateway.current.url}/statements/${encodeURIComponent(statements[0]!.otxId)}/pdf`;
+      const [pdfTab] = await Promise.all([context.waitForEvent('page'), page.click('#rows tr:first-child a:text("Open PDF")')]);
+      await pdfTab.waitForLoadState();
+      expect(pdfTab.url()).toBe(`${pdfUrl}?inline=1`);
+      // The same URL with this browser's cookie (the tab's own bytes are the PDF viewer's).
+      const inline = await context.request.get(`${pdfUrl}?inline=1`);
+      expect(inline.headers()['content-type']).toBe('application/pdf');
+      expect(inline.headers()['content-disposition']).toBe(`inline; filename="fw2-${statements[0]!.uploaderId}.pdf"`);
+      expect(await pdfText((await inline.body()).toString('base64'))).toContain('SANDBOX');
       if (process.env.SPA_SCREENSHOTS) {
         // Chromium's PDF viewer paints the page a moment after the load event.
         await pdfTab.waitForTimeout(2_000);
@@ -142,8 +145,10 @@ describe('the example frontend (examples/spa)', () => {
       }
       await pdfTab.close();
 
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#rows tr:first-child button:text("Download")')]);
-      expect(download.suggestedFilename()).toBe(`statement-${statements[0]!.uploaderId}.pdf`);
+      // "Download" is a plain link too: the browser saves the file under the gateway's name.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#rows tr:first-child a:text("Download")')]);
+      expect(download.url()).toBe(pdfUrl);
+      expect(download.suggestedFilename()).toBe(`fw2-${statements[0]!.uploaderId}.pdf`);
       expect(readFileSync(await download.path()).subarray(0, 5).toString()).toBe('%PDF-');
 
       await page.click('#logout');
@@ -152,7 +157,8 @@ describe('the example frontend (examples/spa)', () => {
       expect(await context.cookies(gateway.current.url)).toEqual([]);
       // Every request of the page named a trusted document; no query text left it.
       const sent = bodies.map((body) => JSON.parse(body) as Record<string, unknown>);
-      expect(sent.length).toBeGreaterThanOrEqual(5);
+      // SessionLeft, Login, Statements, Logout at least (the PDFs are links, not GraphQL).
+      expect(sent.length).toBeGreaterThanOrEqual(4);
       for (const body of sent) {
         expect(body).toHaveProperty('documentId');
         expect(body).not.toHaveProperty('query');
@@ -167,6 +173,36 @@ describe('the example frontend (examples/spa)', () => {
         return [await send({ documentId: `sha256:${statements}`, variables: { first: 10 } }), await send({ query: '{ getStatements { errors } }' })];
       }, { url: gateway.current.url, statements: documentIdOf('Statements') });
       expect(after).toEqual([{ status: 401, code: 'UNAUTHENTICATED' }, { status: 400, code: 'PERSISTED_QUERY_ONLY' }]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows how old a list from the read cache is, and Refresh sends Cache-Control: no-cache to list a statement added elsewhere', async () => {
+    const email = `refresh-${Date.now()}@example.com`;
+    const password = 'a-long-enough-password-123';
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email, password })).status).toBe(201);
+    await seed(sandbox.url, email, 'Fw2', 1, 'before-');
+    const { context, page, problems } = await open(`${allowed!.origin}/`);
+    const statementsId = documentIdOf('Statements');
+    const cacheControls: (string | undefined)[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/graphql') && request.method() === 'POST' && (request.postData() ?? '').includes(statementsId)) cacheControls.push(request.headers()['cache-control']);
+    });
+    try {
+      await logIn(page, email, password);
+      await expect.poll(() => page.locator('#rows tr').count()).toBe(1);
+      expect(await page.locator('#age').isVisible()).toBe(false);
+      // Added behind the gateway's back: a reload is answered from the read cache, with its age.
+      await seed(sandbox.url, email, 'Fw2', 1, 'after-');
+      await page.reload();
+      await expect.poll(() => page.locator('#age').textContent()).toMatch(/^\(as of \d+ s ago\)$/);
+      expect(await page.locator('#rows tr').count()).toBe(1);
+      await page.click('#refresh');
+      await expect.poll(() => page.locator('#rows tr').count()).toBe(2);
+      expect(await page.locator('#age').isVisible()).toBe(false);
+      expect(cacheControls).toEqual([undefined, undefined, 'no-cache']);
       expect(problems).toEqual([]);
     } finally {
       await context.close();
@@ -198,6 +234,8 @@ describe('the example frontend (examples/spa)', () => {
       const [login] = await Promise.all([page.waitForResponse((response) => response.url().endsWith('/graphql') && response.request().postData()?.includes(documentIdOf('Login')) === true), logIn(page)]);
       expect(login.status()).toBe(200);
       await expect.poll(() => message(page).textContent()).toContain('Logged in, but the browser did not send the session cookie back.');
+      // A setup problem, shown as an error (not as information).
+      expect(await message(page).getAttribute('class')).toBe('error');
       expect(await page.locator('#login').isVisible()).toBe(true);
     } finally {
       await context.close();
@@ -266,6 +304,12 @@ describe('the example through a dev proxy, and from a foreign origin', () => {
       await expect.poll(() => page.locator('#rows tr').count()).toBe(2);
       // Same origin: the cookie belongs to the page's host and port, through the proxy.
       expect((await context.cookies(dev.origin)).length).toBe(1);
+      // The PDF links go through the proxy too (/statements), with the page's cookie.
+      const uploaderId = await page.locator('#rows tr:first-child td:first-child').textContent();
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#rows tr:first-child a:text("Download")')]);
+      expect(download.url()).toMatch(new RegExp(`^${dev.origin}/statements/[^/]+/pdf$`));
+      expect(download.suggestedFilename()).toBe(`f1099nec-${uploaderId}.pdf`);
+      expect(readFileSync(await download.path()).subarray(0, 5).toString()).toBe('%PDF-');
       await page.click('#logout');
       await expect.poll(() => message(page).textContent()).toBe('You are logged out.');
       expect(problems).toEqual([]);
@@ -313,7 +357,7 @@ describe('the example through a dev proxy, and from a foreign origin', () => {
     }
   });
 
-  it('works with a gateway that has no manifest: a document it does not know is sent once by id, then as text', async () => {
+  it('works with a gateway that has no manifest: its first request by id gets PERSISTED_QUERY_NOT_SUPPORTED, every later one is a text', async () => {
     restart.withoutManifest = true;
     restart.port = new URL(gateway.current.url).port;
     await gateway.start();
@@ -321,14 +365,41 @@ describe('the example through a dev proxy, and from a foreign origin', () => {
     const bodies: Record<string, unknown>[] = [];
     page.on('request', (request) => void (request.url().endsWith('/graphql') && request.method() === 'POST' && bodies.push(JSON.parse(request.postData() ?? '{}') as Record<string, unknown>)));
     try {
+      // The page's first request (the session check at load) may be sent before the listener above.
+      await page.reload();
+      await page.locator('#login').waitFor();
       await logIn(page);
       await expect.poll(() => page.locator('#uid').textContent()).toBe(DEMO_ACCOUNT.email);
       await page.click('#refresh');
-      // Each document by id once (PERSISTED_QUERY_NOT_FOUND), then as text.
-      const statements = `sha256:${documentIdOf('Statements')}`;
-      const kinds = () => bodies.filter((body) => body.documentId === statements || String(body.query).includes('query Statements')).map((body) => ('documentId' in body ? 'id' : 'text'));
+      const kinds = () => bodies.filter((body) => String(body.query).includes('query Statements') || 'documentId' in body).map((body) => ('documentId' in body ? 'id' : 'text'));
+      // One id (the load's session check), then texts only: no round trip per document.
       await expect.poll(kinds).toEqual(['id', 'text', 'text']);
-      expect(bodies.filter((body) => body.documentId === `sha256:${documentIdOf('Login')}`)).toHaveLength(1);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('signs an idle page out on time with the browser\'s clock 5 s ahead, checking with session(touch: false)', async () => {
+    restart.idleTimeout = '4s';
+    restart.port = new URL(gateway.current.url).port;
+    await gateway.start();
+    const { context, page, problems } = await open(`${allowed!.origin}/`);
+    try {
+      // The page's wall clock runs 5 s ahead of the gateway's (a page counting down to
+      // idleExpiresAt with Date.now was at zero at once, and kept the session alive by asking).
+      await page.evaluate(() => {
+        const realNow = Date.now.bind(Date);
+        Date.now = () => realNow() + 5_000;
+      });
+      await logIn(page);
+      await expect.poll(() => page.locator('#uid').textContent()).toBe(DEMO_ACCOUNT.email);
+      const lastRequest = Date.now();
+      await expect.poll(() => message(page).textContent(), { timeout: 8_000 }).toBe('Your session has ended. Please log in again.');
+      const signedOutAfter = Date.now() - lastRequest;
+      expect(signedOutAfter).toBeGreaterThanOrEqual(3_500);
+      expect(signedOutAfter).toBeLessThan(4_000 + 2_000);
+      expect(await page.locator('#login').isVisible()).toBe(true);
       expect(problems).toEqual([]);
     } finally {
       await context.close();

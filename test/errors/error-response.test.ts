@@ -3,7 +3,7 @@
  * GraphQL execution (shared/contract/gateway.md, "Errors"), for fetch handlers and Node listeners alike.
  */
 import { describe, expect, it } from 'vitest';
-import { clientError, errorAnswer, errorResponse } from '../../src/errors';
+import { clientError, errorAnswer, errorResponse, gatewayError } from '../../src/errors';
 
 describe('errorResponse', () => {
   it('answers the contract\'s JSON error with the status given, uncached', async () => {
@@ -37,5 +37,25 @@ describe('errorAnswer', () => {
     expect(answer.status).toBe(response.status);
     expect(answer.body).toBe(await response.text());
     expect(answer.headers).toEqual({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
+  });
+});
+
+describe('UPSTREAM_UNAVAILABLE', () => {
+  it('always carries a Retry-After and extensions.retryAfterSeconds, from every builder', async () => {
+    expect(gatewayError('UPSTREAM_UNAVAILABLE').extensions.http).toEqual({ status: 503, headers: { 'retry-after': '5' } });
+    expect(clientError('UPSTREAM_UNAVAILABLE', 'down').extensions).toMatchObject({ retryAfterSeconds: 5, http: { headers: { 'retry-after': '5' } } });
+    const response = errorResponse(503, 'UPSTREAM_UNAVAILABLE', 'down');
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(((await response.json()) as { errors: { extensions: Record<string, unknown> }[] }).errors[0]?.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE', retryAfterSeconds: 5 });
+  });
+
+  it('keeps the Retry-After its thrower names (an open circuit\'s seconds), whatever its spelling', () => {
+    expect(gatewayError('UPSTREAM_UNAVAILABLE', undefined, { headers: { 'Retry-After': '9' } }).extensions.http).toEqual({ status: 503, headers: { 'retry-after': '9' } });
+    expect(clientError('UPSTREAM_UNAVAILABLE', 'down', undefined, { 'retry-after': '2' }).extensions).toMatchObject({ retryAfterSeconds: 2 });
+    expect(errorAnswer(503, 'UPSTREAM_UNAVAILABLE', 'down', { headers: { 'retry-after': '1' } }).headers['retry-after']).toBe('1');
+  });
+
+  it('adds no Retry-After to other codes', () => {
+    expect(gatewayError('UPSTREAM_ERROR').extensions.http).toEqual({ status: 502 });
   });
 });

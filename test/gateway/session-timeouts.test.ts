@@ -79,3 +79,55 @@ describe('Session.idleExpiresAt', () => {
     expect(Date.parse(session?.idleExpiresAt ?? '')).toBe(Date.parse(session?.expiresAt ?? ''));
   });
 });
+
+describe('session(touch: false)', () => {
+  const PEEK = '{ session(touch: false) { idleExpiresAt idleExpiresInSeconds } }';
+  type Peeked = { session: { idleExpiresAt: string; idleExpiresInSeconds: number } | null };
+
+  it('reads the time left without moving the idle timeout on, and the session still ends on time', async () => {
+    const browser = new Browser(gateway.current.url);
+    const login = await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
+    const atLogin = Date.parse(login.body.data?.login.idleExpiresAt ?? '');
+    await sleep(500);
+    const peeked = await browser.graphql<Peeked>(PEEK);
+    expect(peeked.codes).toEqual([]);
+    expect(Math.abs(Date.parse(peeked.body.data?.session?.idleExpiresAt ?? '') - atLogin)).toBeLessThan(100);
+    expect(peeked.body.data?.session?.idleExpiresInSeconds).toBe(0);
+    await sleep(400);
+    expect((await browser.graphql<Peeked>(PEEK)).body.data?.session).not.toBeNull();
+    // 1.5 s after login, with only touch-free reads since: over.
+    await sleep(Math.max(0, atLogin + 300 - Date.now()));
+    expect((await browser.graphql<Peeked>(PEEK)).body.data?.session).toBeNull();
+    expect((await browser.graphql(GREETING)).codes).toEqual(['UNAUTHENTICATED']);
+  });
+
+  it('lets an idle page whose clock runs 5 s ahead sign out on time, counting down from idleExpiresInSeconds', async () => {
+    const pageClock = () => Date.now() + 5_000;
+    const browser = new Browser(gateway.current.url);
+    expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+    expect((await browser.graphql(GREETING)).codes).toEqual([]);
+    const lastActivity = Date.now();
+    // The example page's countdown: from the relative time left, re-read with touch: false at zero.
+    const first = await browser.graphql<Peeked>(PEEK);
+    let deadline = pageClock() + (first.body.data?.session?.idleExpiresInSeconds ?? 0) * 1000;
+    let signedOutAt: number | undefined;
+    while (signedOutAt === undefined && Date.now() - lastActivity < 5_000) {
+      await sleep(Math.max(50, deadline - pageClock()));
+      const checked = await browser.graphql<Peeked>(PEEK);
+      if (checked.body.data?.session === null) signedOutAt = Date.now();
+      else deadline = pageClock() + Math.max(0.25, checked.body.data?.session?.idleExpiresInSeconds ?? 0) * 1000;
+    }
+    expect(signedOutAt).toBeDefined();
+    expect((signedOutAt ?? 0) - lastActivity).toBeGreaterThanOrEqual(1_200);
+    expect((signedOutAt ?? 0) - lastActivity).toBeLessThan(1_200 + 600);
+  });
+
+  it('still counts a request that asks session beside another field as activity', async () => {
+    const browser = await signedIn();
+    await sleep(700);
+    const mixed = await browser.graphql<{ session: { idleExpiresAt: string } }>('{ session(touch: false) { idleExpiresAt } secretGreeting { response } }');
+    expect(mixed.codes).toEqual([]);
+    await sleep(700);
+    expect((await browser.graphql(GREETING)).codes).toEqual([]);
+  });
+});

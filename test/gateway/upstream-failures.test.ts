@@ -49,6 +49,14 @@ describe('upstream failures', () => {
     expectNoLeak(JSON.stringify(answer.body));
   });
 
+  it('gives UPSTREAM_UNAVAILABLE with a Retry-After header and extensions.retryAfterSeconds', async () => {
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 503 });
+    const answer = await browser.graphql(GREETING);
+    expect(answer.codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(answer.body.errors?.[0]?.extensions?.retryAfterSeconds).toBe(Number(answer.headers.get('retry-after')));
+  });
+
   it('gives UPSTREAM_UNAVAILABLE when the upstream hangs past UPSTREAM_TIMEOUT_MS', async () => {
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { hangMs: 5_000 });
     const started = Date.now();

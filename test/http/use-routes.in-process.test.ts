@@ -20,6 +20,13 @@ describe('useRoutes', () => {
     expect(await answer.text()).toBe('{"errors":[{"message":"Not found. GraphQL is served on /graphql.","extensions":{"code":"BAD_REQUEST"}}]}');
   });
 
+  it('redirects a GET of /graphql/ to /graphql with its query string (308), and leaves a POST there a 404', async () => {
+    const answer = await server().fetch('/graphql/?query=%7Bhello%7D', { redirect: 'manual' });
+    expect(answer.status).toBe(308);
+    expect(answer.headers.get('location')).toBe('/graphql?query=%7Bhello%7D');
+    expect((await server().fetch('/graphql/', post('application/json'))).status).toBe(404);
+  });
+
   it('answers a path Yoga would serve as GraphQL (any path ending in /graphql) with 404 unless listed', async () => {
     const answer = await yogaWith([useRoutes()]).fetch('/v2/graphql', post('application/json'));
     expect(answer.status).toBe(404);

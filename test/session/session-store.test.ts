@@ -102,6 +102,30 @@ for (const { name, open } of implementations) describe(`the ${name} session stor
     expect(await store.touch(key, 500, Date.now())).toEqual({ status: 'active', record });
   });
 
+  it('reads a session on peek without extending its idle life, with when that life ends', async () => {
+    const key = newKey();
+    const record = recordAt(Date.now());
+    const created = Date.now();
+    await store.create(key, record, 500);
+    await sleep(300);
+    const peeked = await store.peek(key, Date.now());
+    expect(peeked).toMatchObject({ status: 'active', record });
+    const idleEnd = peeked.status === 'active' ? peeked.idleExpiresAt : 0;
+    expect(idleEnd).toBeGreaterThanOrEqual(created + 450);
+    expect(idleEnd).toBeLessThanOrEqual(Date.now() + 250);
+    await sleep(300);
+    // 600 ms after create: the peek did not keep it alive.
+    expect(await store.peek(key, Date.now())).toEqual({ status: 'missing' });
+  });
+
+  it('reports a session past its absolute end as expired on peek and deletes it', async () => {
+    const key = newKey();
+    const record = recordAt(Date.now(), { absoluteExpiresAt: Date.now() + 60_000 });
+    await store.create(key, record, 60_000);
+    expect(await store.peek(key, record.absoluteExpiresAt + 1)).toEqual({ status: 'expired' });
+    expect(await store.peek(key, Date.now())).toEqual({ status: 'missing' });
+  });
+
   it('reports a session past its absolute end as expired and deletes it', async () => {
     const key = newKey();
     const record = recordAt(Date.now(), { absoluteExpiresAt: Date.now() + 60_000 });

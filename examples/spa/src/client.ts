@@ -6,8 +6,9 @@
  *
  * Each document is sent by its id (`documentId`, the SHA-256 codegen put in its `__meta__.hash`
  * and in src/gql/persisted-documents.json), which is all a gateway with TRUSTED_DOCUMENTS_ONLY
- * accepts from a browser. A gateway without that manifest answers PERSISTED_QUERY_NOT_FOUND: the
- * page then sends that document's text, as APQ clients do, and keeps doing so.
+ * accepts from a browser. A gateway that does not know an id answers PERSISTED_QUERY_NOT_FOUND: the
+ * page then sends that document's text, as APQ clients do, and keeps doing so. A gateway with no
+ * manifest at all answers PERSISTED_QUERY_NOT_SUPPORTED: the page then sends every text, no id.
  */
 import type { TypedDocumentString } from './gql/graphql';
 
@@ -33,15 +34,28 @@ interface GraphqlAnswer<T> {
 
 /** Ids the gateway did not know: their documents are sent as text. */
 const unknownIds = new Set<string>();
+/** The gateway has no manifest: every document is sent as text. */
+let idsSupported = true;
+
+export interface ReadOptions {
+  /** `Cache-Control: no-cache`: the gateway asks the upstream instead of its read cache (and refreshes it). */
+  readonly noCache?: boolean;
+}
+
+/** The data, and how old it is when the gateway's read cache answered (its `Age`, in seconds). */
+export interface Answer<TResult> {
+  readonly data: TResult;
+  readonly ageSeconds?: number;
+}
 
 /** One POST; the answer's body, or a GatewayError when there is none. */
-async function post<TResult>(body: Record<string, unknown>): Promise<{ response: Response; answer: GraphqlAnswer<TResult> }> {
+async function post<TResult>(body: Record<string, unknown>, options: ReadOptions): Promise<{ response: Response; answer: GraphqlAnswer<TResult> }> {
   let response: Response;
   try {
     response = await fetch(`${gatewayUrl}/graphql`, {
       method: 'POST',
       credentials: 'include',
-      headers: { 'content-type': 'application/json', 'x-csrf': '1' },
+      headers: { 'content-type': 'application/json', 'x-csrf': '1', ...(options.noCache ? { 'cache-control': 'no-cache' } : {}) },
       body: JSON.stringify(body),
     });
   } catch {
@@ -59,21 +73,37 @@ export async function execute<TResult, TVariables>(
   document: TypedDocumentString<TResult, TVariables>,
   ...[variables]: TVariables extends Record<string, never> ? [] : [TVariables]
 ): Promise<TResult> {
+  return (await read(document, variables as TVariables)).data;
+}
+
+/** `execute`, with the cache control a read may send and the answer's age. */
+export async function read<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, options: ReadOptions = {}): Promise<Answer<TResult>> {
   const id: unknown = document.__meta__?.['hash'];
   let sent: Awaited<ReturnType<typeof post<TResult>>> | undefined;
-  if (typeof id === 'string' && !unknownIds.has(id)) {
-    sent = await post<TResult>({ documentId: `sha256:${id}`, variables });
-    if (sent.answer.errors?.[0]?.extensions?.code === 'PERSISTED_QUERY_NOT_FOUND') {
-      unknownIds.add(id);
-      sent = undefined;
-    }
+  if (typeof id === 'string' && idsSupported && !unknownIds.has(id)) {
+    sent = await post<TResult>({ documentId: `sha256:${id}`, variables }, options);
+    const code = sent.answer.errors?.[0]?.extensions?.code;
+    if (code === 'PERSISTED_QUERY_NOT_FOUND') unknownIds.add(id);
+    if (code === 'PERSISTED_QUERY_NOT_SUPPORTED') idsSupported = false;
+    if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED') sent = undefined;
   }
-  const { response, answer } = sent ?? (await post<TResult>({ query: document.toString(), variables }));
+  const { response, answer } = sent ?? (await post<TResult>({ query: document.toString(), variables }, options));
   const error = answer.errors?.[0];
   if (error) {
     const retryAfter = error.extensions?.retryAfterSeconds ?? (Number(response.headers.get('retry-after')) || undefined);
     throw new GatewayError(error.extensions?.code ?? 'UNKNOWN', error.message, retryAfter);
   }
   if (!answer.data) throw new GatewayError('BAD_RESPONSE', `The gateway answered HTTP ${response.status} without data.`);
-  return answer.data;
+  // Readable across origins because the gateway's CORS exposes Age.
+  const age = response.headers.get('age');
+  return age === null ? { data: answer.data } : { data: answer.data, ageSeconds: Number(age) };
+}
+
+/**
+ * `GET /statements/{otxId}/pdf`: the statement's PDF as a file (`Content-Disposition: attachment`,
+ * named `<form>-<uploaderId>.pdf`), or `?inline=1` to open it in the browser. The browser sends
+ * the session cookie with the link; a statement this session cannot see is a 404.
+ */
+export function pdfLink(otxId: string, inline: boolean): string {
+  return `${gatewayUrl}/statements/${encodeURIComponent(otxId)}/pdf${inline ? '?inline=1' : ''}`;
 }

@@ -1,11 +1,13 @@
 /**
- * The idle countdown: `Session.idleExpiresAt` is when the gateway ends the session if no request
- * arrives. Every request moves it on; asking `session` is how a page reads the new value.
+ * The idle countdown. `Session.idleExpiresInSeconds` is the time left before the gateway ends the
+ * session if no request arrives, counted by the gateway's clock: the page counts down from it on
+ * its own monotonic clock (performance.now), so a browser clock that is wrong, or changes, does not
+ * matter (counting down to `idleExpiresAt` with Date.now would, and did).
  */
 
 export interface Countdown {
-  /** Starts over from a new `idleExpiresAt`. */
-  reset(idleExpiresAt: string): void;
+  /** Starts over from a new `idleExpiresInSeconds`. */
+  reset(secondsLeft: number): void;
   stop(): void;
 }
 
@@ -23,12 +25,12 @@ export function countdown(element: HTMLElement, onZero: () => void): Countdown {
   };
   return {
     stop,
-    reset(idleExpiresAt) {
+    reset(secondsLeft) {
       stop();
-      const end = Date.parse(idleExpiresAt);
-      element.dataset.idleExpiresAt = idleExpiresAt;
+      const end = performance.now() + secondsLeft * 1000;
+      element.dataset.idleExpiresInSeconds = String(secondsLeft);
       const tick = () => {
-        const left = end - Date.now();
+        const left = end - performance.now();
         element.textContent = `Session ends in ${format(left)} without activity`;
         element.classList.toggle('warning', left < 60_000);
         if (left <= 0) {
@@ -36,7 +38,7 @@ export function countdown(element: HTMLElement, onZero: () => void): Countdown {
           onZero();
         }
       };
-      timer = window.setInterval(tick, 1000);
+      timer = window.setInterval(tick, 250);
       tick();
     },
   };

@@ -3,25 +3,25 @@
  * their PDFs, log out. Errors are handled by their contract code (see `handle`).
  */
 import './style.css';
-import { execute, GatewayError } from './client';
+import { execute, GatewayError, pdfLink, read } from './client';
 import { countdown } from './countdown';
 import type { Environment } from './gql/graphql';
-import { LoginMutation, LogoutMutation, SessionQuery, StatementPdfQuery, StatementsQuery } from './operations';
-import { downloadPdf, openPdf } from './pdf';
+import { waitText } from './wait-text';
+import { LoginMutation, LogoutMutation, SessionLeftQuery, SessionQuery, StatementsQuery } from './operations';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const loginForm = $<HTMLFormElement>('login');
 const sessionPanel = $('session-panel');
 const statements = $('statements');
 const message = $('message');
-const timer = countdown($('countdown'), () => void refreshSession());
+const timer = countdown($('countdown'), () => void refreshSession(SessionLeftQuery));
 
 const NO_COOKIE = `Logged in, but the browser did not send the session cookie back. The page (${location.origin}) and the gateway must be on the same site: one host name, any port (localhost and 127.0.0.1 are different sites).`;
 
 interface SessionView {
   uid: string;
   environment: Environment;
-  idleExpiresAt: string;
+  idleExpiresInSeconds: number;
 }
 
 function say(text: string, kind: 'info' | 'error' = 'error'): void {
@@ -30,13 +30,14 @@ function say(text: string, kind: 'info' | 'error' = 'error'): void {
   message.hidden = text === '';
 }
 
-function showLogin(text = ''): void {
+/** `kind`: 'error' for what the developer must fix (a setup problem), else 'info'. */
+function showLogin(text = '', kind: 'info' | 'error' = 'info'): void {
   timer.stop();
   sessionPanel.hidden = true;
   statements.hidden = true;
   $('rows').replaceChildren();
   loginForm.hidden = false;
-  say(text, 'info');
+  say(text, kind);
 }
 
 function showSession(session: SessionView): void {
@@ -45,7 +46,9 @@ function showSession(session: SessionView): void {
   statements.hidden = false;
   $('uid').textContent = session.uid;
   $('environment').textContent = session.environment.toLowerCase();
-  timer.reset(session.idleExpiresAt);
+  // At least a second: at zero the gateway may still hold the session for a moment (another tab
+  // kept it alive, or its end is less than a second away); the page asks again then.
+  timer.reset(Math.max(1, session.idleExpiresInSeconds));
 }
 
 /** Waits out a RATE_LIMITED answer: every button stays disabled for the time the gateway named. */
@@ -55,7 +58,7 @@ function waitOut(seconds: number): void {
   const end = Date.now() + seconds * 1000;
   const tick = () => {
     const left = Math.ceil((end - Date.now()) / 1000);
-    if (left > 0) return say(`Too many requests: try again in ${left} s.`);
+    if (left > 0) return say(`Too many requests: try again in ${waitText(left)}.`);
     clearInterval(interval);
     buttons.forEach((button) => (button.disabled = false));
     say('');
@@ -81,10 +84,14 @@ function handle(error: unknown): void {
   }
 }
 
-/** Reads the session's new idle end (asking `session` counts as activity); null means it has ended. */
-async function refreshSession(): Promise<void> {
+/**
+ * Re-reads the time left; null means the session has ended. After every request and at zero this
+ * is `session(touch: false)`, which is no activity (else an idle tab would never sign out);
+ * "Stay signed in" asks `session`, which is.
+ */
+async function refreshSession(query: typeof SessionQuery | typeof SessionLeftQuery = SessionLeftQuery): Promise<void> {
   try {
-    const { session } = await execute(SessionQuery);
+    const { session } = await execute(query);
     if (session) showSession(session);
     else showLogin('Your session has ended. Please log in again.');
   } catch (error) {
@@ -92,8 +99,10 @@ async function refreshSession(): Promise<void> {
   }
 }
 
-async function loadStatements(): Promise<void> {
-  const { getStatements } = await execute(StatementsQuery, { first: 50 });
+/** `fresh`: past the gateway's read cache (Refresh), so statements added elsewhere show at once. */
+async function loadStatements(fresh = false): Promise<void> {
+  const { data, ageSeconds } = await read(StatementsQuery, { first: 50 }, { noCache: fresh });
+  const { getStatements } = data;
   if (getStatements?.errors.length) say(getStatements.errors.join(' '));
   const rows = (getStatements?.statements?.nodes ?? []).map((statement) => {
     const row = document.createElement('tr');
@@ -102,29 +111,25 @@ async function loadStatements(): Promise<void> {
       row.insertCell().textContent = String(text ?? '');
     }
     const actions = row.insertCell();
-    for (const [label, action] of [['Open PDF', 'open'], ['Download', 'download']] as const) {
-      const button = document.createElement('button');
-      button.textContent = label;
-      button.onclick = () => void pdf(statement.otxId ?? '', action);
-      actions.append(button);
+    // Plain links: the cookie is all the gateway needs for a PDF (no X-CSRF, no JSON, no Blob).
+    for (const [label, inline] of [['Open PDF', true], ['Download', false]] as const) {
+      const link = document.createElement('a');
+      link.textContent = label;
+      link.className = 'button';
+      link.href = pdfLink(statement.otxId ?? '', inline);
+      if (inline) link.target = '_blank';
+      // A download is session activity: re-read the time left once the gateway has answered it.
+      link.onclick = () => void setTimeout(() => void refreshSession(), 1_000);
+      actions.append(link);
     }
     return row;
   });
   $('rows').replaceChildren(...rows);
   $('count').textContent = `${rows.length} statement${rows.length === 1 ? '' : 's'}`;
-}
-
-async function pdf(otxId: string, action: 'open' | 'download'): Promise<void> {
-  try {
-    const { getStatements } = await execute(StatementPdfQuery, { otxId });
-    const statement = getStatements?.statements?.nodes?.[0];
-    if (!statement?.pdf) return say('No PDF for this statement.');
-    if (action === 'open') openPdf(statement.pdf);
-    else downloadPdf(statement.pdf, `statement-${statement.uploaderId ?? otxId}.pdf`);
-    await refreshSession();
-  } catch (error) {
-    handle(error);
-  }
+  // An answer of the read cache says how old it is: the list may miss what changed since.
+  const age = $('age');
+  age.hidden = ageSeconds === undefined;
+  age.textContent = ageSeconds === undefined ? '' : `(as of ${ageSeconds} s ago)`;
 }
 
 loginForm.onsubmit = async (event) => {
@@ -146,20 +151,20 @@ loginForm.onsubmit = async (event) => {
     await loadStatements();
   } catch (error) {
     // Refused right after a successful login: the browser did not send the cookie back.
-    if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') return showLogin(NO_COOKIE);
+    if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') return showLogin(NO_COOKIE, 'error');
     handle(error);
   }
 };
 
 $('refresh').onclick = async () => {
   try {
-    await loadStatements();
+    await loadStatements(true);
     await refreshSession();
   } catch (error) {
     handle(error);
   }
 };
-$('stay').onclick = () => void refreshSession();
+$('stay').onclick = () => void refreshSession(SessionQuery);
 $('logout').onclick = async () => {
   try {
     await execute(LogoutMutation);
@@ -172,7 +177,7 @@ $('logout').onclick = async () => {
 /** A reload keeps the session (the cookie outlives the page): resume it, or ask to log in. */
 async function start(): Promise<void> {
   try {
-    const { session } = await execute(SessionQuery);
+    const { session } = await execute(SessionLeftQuery);
     if (!session) return showLogin();
     showSession(session);
     await loadStatements();

@@ -1,15 +1,23 @@
 /** Every document the page sends. Codegen types them and lists them in the persisted-documents manifest. */
 import { graphql } from './gql';
 
+/** Asking `session` is activity: "Stay signed in". */
 export const SessionQuery = graphql(`
   query Session {
-    session { uid environment expiresAt idleExpiresAt }
+    session { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }
+  }
+`);
+
+/** The time left without keeping an idle session alive: after every request, and at zero. */
+export const SessionLeftQuery = graphql(`
+  query SessionLeft {
+    session(touch: false) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }
   }
 `);
 
 export const LoginMutation = graphql(`
   mutation Login($email: String!, $password: String!, $environment: Environment) {
-    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt }
+    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }
   }
 `);
 
@@ -26,15 +34,6 @@ export const StatementsQuery = graphql(`
       statements {
         nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }
       }
-    }
-  }
-`);
-
-export const StatementPdfQuery = graphql(`
-  query StatementPdf($otxId: String!) {
-    getStatements(otxIds: [$otxId]) {
-      errors
-      statements { nodes { otxId uploaderId pdf } }
     }
   }
 `);

@@ -15,28 +15,32 @@ import * as types from './graphql';
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
-    "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt }\n  }\n": typeof types.SessionDocument,
-    "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt }\n  }\n": typeof types.LoginDocument,
+    "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": typeof types.SessionDocument,
+    "\n  query SessionLeft {\n    session(touch: false) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": typeof types.SessionLeftDocument,
+    "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": typeof types.LoginDocument,
     "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
     "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n": typeof types.StatementsDocument,
-    "\n  query StatementPdf($otxId: String!) {\n    getStatements(otxIds: [$otxId]) {\n      errors\n      statements { nodes { otxId uploaderId pdf } }\n    }\n  }\n": typeof types.StatementPdfDocument,
 };
 const documents: Documents = {
-    "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt }\n  }\n": types.SessionDocument,
-    "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt }\n  }\n": types.LoginDocument,
+    "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": types.SessionDocument,
+    "\n  query SessionLeft {\n    session(touch: false) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": types.SessionLeftDocument,
+    "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": types.LoginDocument,
     "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
     "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n": types.StatementsDocument,
-    "\n  query StatementPdf($otxId: String!) {\n    getStatements(otxIds: [$otxId]) {\n      errors\n      statements { nodes { otxId uploaderId pdf } }\n    }\n  }\n": types.StatementPdfDocument,
 };
 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt }\n  }\n"): typeof import('./graphql').SessionDocument;
+export function graphql(source: "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n"): typeof import('./graphql').SessionDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt }\n  }\n"): typeof import('./graphql').LoginDocument;
+export function graphql(source: "\n  query SessionLeft {\n    session(touch: false) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n"): typeof import('./graphql').SessionLeftDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n"): typeof import('./graphql').LoginDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -45,10 +49,6 @@ export function graphql(source: "\n  mutation Logout {\n    logout\n  }\n"): typ
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n"): typeof import('./graphql').StatementsDocument;
-/**
- * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
- */
-export function graphql(source: "\n  query StatementPdf($otxId: String!) {\n    getStatements(otxIds: [$otxId]) {\n      errors\n      statements { nodes { otxId uploaderId pdf } }\n    }\n  }\n"): typeof import('./graphql').StatementPdfDocument;
 
 
 export function graphql(source: string) {

@@ -1198,7 +1198,12 @@ export type Fw2UpdateInput = {
 export type SessionQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type SessionQuery = { __typename?: 'Query', session?: { __typename?: 'Session', uid: string, environment: Environment, expiresAt: string, idleExpiresAt: string } | null };
+export type SessionQuery = { __typename?: 'Query', session?: { __typename?: 'Session', uid: string, environment: Environment, expiresAt: string, idleExpiresAt: string, idleExpiresInSeconds: number } | null };
+
+export type SessionLeftQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type SessionLeftQuery = { __typename?: 'Query', session?: { __typename?: 'Session', uid: string, environment: Environment, expiresAt: string, idleExpiresAt: string, idleExpiresInSeconds: number } | null };
 
 export type LoginMutationVariables = Exact<{
   email: Scalars['String']['input'];
@@ -1207,7 +1212,7 @@ export type LoginMutationVariables = Exact<{
 }>;
 
 
-export type LoginMutation = { __typename?: 'Mutation', login: { __typename?: 'Session', uid: string, environment: Environment, expiresAt: string, idleExpiresAt: string } };
+export type LoginMutation = { __typename?: 'Mutation', login: { __typename?: 'Session', uid: string, environment: Environment, expiresAt: string, idleExpiresAt: string, idleExpiresInSeconds: number } };
 
 export type LogoutMutationVariables = Exact<{ [key: string]: never; }>;
 
@@ -1220,13 +1225,6 @@ export type StatementsQueryVariables = Exact<{
 
 
 export type StatementsQuery = { __typename?: 'Query', getStatements?: { __typename?: 'GetStatementsPayload', errors: Array<string>, statements?: { __typename?: 'StatementConnection', nodes?: Array<{ __typename?: 'Statement', otxId?: string | null, uploaderId?: string | null, formType?: string | null, taxYear?: number | null, recipientFirstName?: string | null, recipientLastName?: string | null, statusDescription?: string | null }> | null } | null } | null };
-
-export type StatementPdfQueryVariables = Exact<{
-  otxId: Scalars['String']['input'];
-}>;
-
-
-export type StatementPdfQuery = { __typename?: 'Query', getStatements?: { __typename?: 'GetStatementsPayload', errors: Array<string>, statements?: { __typename?: 'StatementConnection', nodes?: Array<{ __typename?: 'Statement', otxId?: string | null, uploaderId?: string | null, pdf?: string | null }> | null } | null } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1254,9 +1252,21 @@ export const SessionDocument = new TypedDocumentString(`
     environment
     expiresAt
     idleExpiresAt
+    idleExpiresInSeconds
   }
 }
-    `, {"hash":"10c3538d9332e78eff57303c671858cbf9ea0318a74917eae808cf28da4d796c"}) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
+    `, {"hash":"94189346491abc9e1fb80e712fe6154af397049af73e7999e35ef05ab51535cc"}) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
+export const SessionLeftDocument = new TypedDocumentString(`
+    query SessionLeft {
+  session(touch: false) {
+    uid
+    environment
+    expiresAt
+    idleExpiresAt
+    idleExpiresInSeconds
+  }
+}
+    `, {"hash":"d982876f80fea1b2b9d313435ca10e7f2187be683284fd690d226b8f078618cf"}) as unknown as TypedDocumentString<SessionLeftQuery, SessionLeftQueryVariables>;
 export const LoginDocument = new TypedDocumentString(`
     mutation Login($email: String!, $password: String!, $environment: Environment) {
   login(email: $email, password: $password, environment: $environment) {
@@ -1264,9 +1274,10 @@ export const LoginDocument = new TypedDocumentString(`
     environment
     expiresAt
     idleExpiresAt
+    idleExpiresInSeconds
   }
 }
-    `, {"hash":"386d5586722c44cf57b2f79c8288f667ae7577a85f4781f05abe57dacfd457ae"}) as unknown as TypedDocumentString<LoginMutation, LoginMutationVariables>;
+    `, {"hash":"69cde3fc640da3062ebe1e176b548254604d43b6252c8d48b8d14f87f0610f1f"}) as unknown as TypedDocumentString<LoginMutation, LoginMutationVariables>;
 export const LogoutDocument = new TypedDocumentString(`
     mutation Logout {
   logout
@@ -1290,17 +1301,3 @@ export const StatementsDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"20f1d4d80945a753288e98a79840fdd23bf14240367cdc22ce89a45c4a10f90d"}) as unknown as TypedDocumentString<StatementsQuery, StatementsQueryVariables>;
-export const StatementPdfDocument = new TypedDocumentString(`
-    query StatementPdf($otxId: String!) {
-  getStatements(otxIds: [$otxId]) {
-    errors
-    statements {
-      nodes {
-        otxId
-        uploaderId
-        pdf
-      }
-    }
-  }
-}
-    `, {"hash":"b62c141cde2f4a019d37b0b8a18a106705a50509e252617c2aa14a53af128982"}) as unknown as TypedDocumentString<StatementPdfQuery, StatementPdfQueryVariables>;
