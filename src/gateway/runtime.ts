@@ -32,6 +32,7 @@ import { createSessionCache } from '../session/session-cache';
 import { Sessions, type ActiveSession } from '../session/sessions';
 import type { SessionStore } from '../session/store';
 import { createUpstreamFetch, type UpstreamFetch } from '../upstream/fetch';
+import { createResilience } from '../upstream/resilience';
 import { upstreamTarget, type UpstreamTarget } from '../upstream/target';
 
 export interface GatewayRuntime {
@@ -126,7 +127,8 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   }
   const caches = createCaches({ config, store: cacheStore, keys, health: cacheHealth, metrics, log, clock });
 
-  const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics });
+  const resilience = createResilience({ ...config.upstreamResilience, metrics, now: clock });
+  const upstreamFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics, resilience });
   const serviceAccounts = createServiceAccounts({
     config, cipher, upstreams, upstreamFetch, log, metrics, clock,
     locks: caches.store,

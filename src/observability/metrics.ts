@@ -2,7 +2,7 @@
  * The gateway's Prometheus metrics, on one registry per gateway (tests get a fresh one each).
  * Label values come from bounded sets only: cache names, results, schema operation names.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Environment } from '../environment';
 
 export type CacheName = 'definitions' | 'statements' | 'pdf';
@@ -39,6 +39,13 @@ export interface GatewayMetrics {
   graphqlError(code: string): void;
   /** An operation executed by the fast path (src/fast-path/) instead of Mesh's delegation. */
   forwarded(kind: 'query' | 'mutation'): void;
+  /** The contract's `statement_gateway_upstream_retries_total{environment, outcome}`: one retried attempt. */
+  upstreamRetry(environment: Environment, outcome: 'ok' | 'error'): void;
+  /**
+   * The contract's `statement_gateway_upstream_circuit_state{environment}` (0 closed, 1 half-open,
+   * 2 open), read from `read` at each scrape.
+   */
+  watchCircuits(read: () => Iterable<readonly [Environment, number]>): void;
 }
 
 export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
@@ -110,6 +117,23 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     labelNames: ['kind'] as const,
     registers: [registry],
   });
+  const retries = new Counter({
+    name: 'statement_gateway_upstream_retries_total',
+    help: 'Retried upstream attempts (calls safe to repeat, after no answer or a 502, 503 or 504), by environment and outcome (ok: the retry got an answer; error: it failed too).',
+    labelNames: ['environment', 'outcome'] as const,
+    registers: [registry],
+  });
+  let readCircuits: () => Iterable<readonly [Environment, number]> = () => [];
+  new Gauge({
+    name: 'statement_gateway_upstream_circuit_state',
+    help: 'The circuit of each upstream environment on this replica: 0 closed, 1 half-open (the next call is a probe), 2 open (no call is made).',
+    labelNames: ['environment'] as const,
+    registers: [registry],
+    collect() {
+      for (const environment of ['sandbox', 'production'] as const) this.labels(environment).set(0);
+      for (const [environment, state] of readCircuits()) this.labels(environment).set(state);
+    },
+  });
   // Zero series from the start, so rates and dashboards have every combination.
   for (const cache of ['definitions', 'statements', 'pdf'] as const) {
     for (const result of ['hit', 'miss', 'stale'] as const) lookups.labels(cache, result).inc(0);
@@ -117,6 +141,9 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   for (const event of ['login', 'logout', 'expired', 'rejected'] as const) sessions.labels(event).inc(0);
   for (const result of ['hit', 'miss'] as const) sessionCache.labels(result).inc(0);
   for (const kind of ['query', 'mutation'] as const) forwarded.labels(kind).inc(0);
+  for (const environment of ['sandbox', 'production'] as const) {
+    for (const outcome of ['ok', 'error'] as const) retries.labels(environment, outcome).inc(0);
+  }
   return {
     registry,
     cacheLookup: (cache, result, count = 1) => lookups.labels(cache, result).inc(count),
@@ -130,5 +157,9 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     sessionCacheLookup: (result) => sessionCache.labels(result).inc(),
     graphqlError: (code) => graphqlErrors.labels(code).inc(),
     forwarded: (kind) => forwarded.labels(kind).inc(),
+    upstreamRetry: (environment, outcome) => retries.labels(environment, outcome).inc(),
+    watchCircuits: (read) => {
+      readCircuits = read;
+    },
   };
 }

@@ -17,6 +17,8 @@ export interface BrokeredCall {
   readonly upstream: UpstreamTarget;
   /** A bounded label (the upstream operation), for logs and metrics. */
   readonly operation: string;
+  /** `safe` when the caller knows the operation is a query (or a sign-in): see UpstreamCall. */
+  readonly retry?: 'safe';
 }
 
 /**
@@ -34,7 +36,7 @@ export async function brokeredFetch(upstreamFetch: UpstreamFetch, url: string, i
       headers.uid = credential.uid;
       headers['token-type'] = 'Bearer';
     }
-    const answer = await upstreamFetch(url, { ...init, headers }, { environment: call.upstream.environment, operation: call.operation });
+    const answer = await upstreamFetch(url, { ...init, headers }, { environment: call.upstream.environment, operation: call.operation, ...(call.retry ? { retry: call.retry } : {}) });
     noteUpstreamAnswered(request);
     return answer;
   };
