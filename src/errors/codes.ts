@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   SESSION_STORE_UNAVAILABLE: 503,
   PERSISTED_QUERY_NOT_FOUND: 400,
   PERSISTED_QUERY_ONLY: 400,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
   INTERNAL_SERVER_ERROR: 500,
 } as const;
 
@@ -39,5 +41,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   SESSION_STORE_UNAVAILABLE: 'The session store is unavailable. Try again later.',
   PERSISTED_QUERY_NOT_FOUND: 'No trusted document has this id.',
   PERSISTED_QUERY_ONLY: 'Only trusted documents are accepted here: send a documentId instead of a query text.',
+  IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still running. Try again shortly.',
+  IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used for a different request. Use a new key for a new request.',
   INTERNAL_SERVER_ERROR: 'Unexpected error.',
 };

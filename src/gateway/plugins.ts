@@ -18,6 +18,7 @@ import { useTrustedDocuments } from '../documents/use-trusted-documents';
 import { useFastPath } from '../fast-path/use-fast-path';
 import { useErrorMapping } from '../errors/use-error-mapping';
 import { useRoutes } from '../http/use-routes';
+import { useIdempotency } from '../idempotency/use-idempotency';
 import { queryTextRefusal } from '../identity/query-texts';
 import { useIdentity } from '../identity/use-identity';
 import { useGraphiQLPage } from '../observability/graphiql/use-graphiql-page';
@@ -111,6 +112,14 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // own limits, in its resolver and the front's sign-in).
     useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics }),
     useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics }),
+    // Mutations with an Idempotency-Key run at most once per identity and key: after every refusal
+    // above (they keep nothing), before anything that may answer or call the upstream.
+    useIdempotency({
+      store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
+      // The longest a mutation's request may run: its call, a service account's sign-in and the call again.
+      pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
+      health: runtime.sessionStoreHealth, metrics, log, clock,
+    }),
     // Caches, only ever after the identity was validated: definitions hits answered from the bytes
     // of an earlier identical answer (no execution); mutations invalidate first, then statement
     // reads may be answered per identity from the response cache.

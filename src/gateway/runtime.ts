@@ -4,6 +4,8 @@
  * `close()`; nothing is global, so two gateways can run in one process.
  */
 import { createForwarder, type Forwarder } from '../fast-path/forward';
+import { createRedisIdempotencyStore } from '../idempotency/redis-store';
+import { createMemoryIdempotencyStore, type IdempotencyStore } from '../idempotency/store';
 import { DocumentPlans } from '../fast-path/plans';
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis';
@@ -54,6 +56,8 @@ export interface GatewayRuntime {
   readonly loginLimits: LoginLimits;
   /** Keys derived from CREDENTIAL_KEY per purpose (MACs, keyed Redis key names). */
   readonly keys: DerivedKeys;
+  /** Idempotency records of mutations, in the session store (Redis, else memory). */
+  readonly idempotency: IdempotencyStore;
   /** The drop-in front's record of credentials the upstream accepted. */
   readonly verifiedCredentials: VerifiedCredentials;
   /** Plans per document for the fast path (src/fast-path/); told the upstream's schema at start. */
@@ -148,6 +152,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   return {
     config, logger, log, clock, metrics, upstreams, upstreamFetch, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
     keys,
+    idempotency: redis ? createRedisIdempotencyStore(redis) : createMemoryIdempotencyStore(clock),
     verifiedCredentials: createVerifiedCredentials(redis, { keys, clock }),
     plans: new DocumentPlans(),
     forwarder: createForwarder({ upstreamFetch, log, metrics }),

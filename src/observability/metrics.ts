@@ -8,6 +8,7 @@ import type { Environment } from '../environment';
 export type CacheName = 'definitions' | 'statements' | 'pdf';
 export type CacheResult = 'hit' | 'miss' | 'stale';
 export type UpstreamOutcome = 'ok' | 'error' | 'timeout';
+export type IdempotencyResult = 'stored' | 'replayed' | 'in_use' | 'reused';
 export type SessionEvent = 'login' | 'logout' | 'expired' | 'rejected';
 
 /** Seconds: from a 5 ms answer on loopback to the 10 s default upstream timeout. */
@@ -46,6 +47,8 @@ export interface GatewayMetrics {
    * 2 open), read from `read` at each scrape.
    */
   watchCircuits(read: () => Iterable<readonly [Environment, number]>): void;
+  /** The contract's `statement_gateway_idempotency_total{result}`. */
+  idempotency(result: IdempotencyResult): void;
 }
 
 export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
@@ -123,6 +126,12 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     labelNames: ['environment', 'outcome'] as const,
     registers: [registry],
   });
+  const idempotency = new Counter({
+    name: 'statement_gateway_idempotency_total',
+    help: 'Mutations with an Idempotency-Key, by result: stored (ran, answer kept), replayed (answered from the kept answer), in_use (409: the first still running), reused (422: another request with the key).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
   let readCircuits: () => Iterable<readonly [Environment, number]> = () => [];
   new Gauge({
     name: 'statement_gateway_upstream_circuit_state',
@@ -141,6 +150,7 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   for (const event of ['login', 'logout', 'expired', 'rejected'] as const) sessions.labels(event).inc(0);
   for (const result of ['hit', 'miss'] as const) sessionCache.labels(result).inc(0);
   for (const kind of ['query', 'mutation'] as const) forwarded.labels(kind).inc(0);
+  for (const result of ['stored', 'replayed', 'in_use', 'reused'] as const) idempotency.labels(result).inc(0);
   for (const environment of ['sandbox', 'production'] as const) {
     for (const outcome of ['ok', 'error'] as const) retries.labels(environment, outcome).inc(0);
   }
@@ -158,6 +168,7 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     graphqlError: (code) => graphqlErrors.labels(code).inc(),
     forwarded: (kind) => forwarded.labels(kind).inc(),
     upstreamRetry: (environment, outcome) => retries.labels(environment, outcome).inc(),
+    idempotency: (result) => idempotency.labels(result).inc(),
     watchCircuits: (read) => {
       readCircuits = read;
     },

@@ -8,7 +8,8 @@
 import { GatewayError } from '../errors';
 import type { RequestIdentity } from '../identity/identity';
 import type { UpstreamFetch } from './fetch';
-import { noteUpstreamAnswered, noteUpstreamFailure } from './outcome';
+import { noteUpstreamAnswered, noteUpstreamFailure, noteUpstreamSent } from './outcome';
+import { isCircuitRefusal } from './resilience';
 import type { UpstreamTarget } from './target';
 
 export interface BrokeredCall {
@@ -52,6 +53,7 @@ export async function brokeredFetch(upstreamFetch: UpstreamFetch, url: string, i
     return response;
   } catch (error) {
     if (error instanceof GatewayError) noteUpstreamFailure(request, error);
+    if (!isCircuitRefusal(error)) noteUpstreamSent(request);
     throw error;
   }
 }

@@ -88,6 +88,15 @@ export function createResilience(options: ResilienceOptions): UpstreamResilience
   };
 }
 
+/** Errors of an open circuit: no call was made (an idempotent mutation keeps nothing for them). */
+const refusals = new WeakSet<object>();
+
+export function isCircuitRefusal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && refusals.has(error);
+}
+
 function circuitOpen(retryAfterSeconds: number): GatewayError {
-  return gatewayError('UPSTREAM_UNAVAILABLE', undefined, { headers: { 'retry-after': String(retryAfterSeconds) } });
+  const error = gatewayError('UPSTREAM_UNAVAILABLE', undefined, { headers: { 'retry-after': String(retryAfterSeconds) } });
+  refusals.add(error);
+  return error;
 }
