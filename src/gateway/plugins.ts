@@ -62,6 +62,13 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     browserSessionStrategy(sessionDependencies),
     serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
   ];
+  // Mutations with an Idempotency-Key run at most once per identity and key (src/idempotency/).
+  const idempotency = useIdempotency({
+    store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
+    // The longest a mutation's request may run: its call, a service account's sign-in and the call again.
+    pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
+    health: runtime.sessionStoreHealth, metrics, log, clock,
+  });
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy }),
@@ -74,6 +81,8 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     ...(config.production ? [] : [useGraphiQLPage({ title: 'Statement gateway', headers: { 'X-CSRF': '1' } })]),
     // The standard GraphQL metrics (requests, phases, errors, HTTP durations) on the same registry.
     useGraphqlMetrics({ metrics }),
+    // An idempotent mutation's kept answer in place (and a new one kept) before any other hook reads the answer.
+    idempotency.responses,
     // Every request from here on: the access log line, and the session cookie's Set-Cookie headers.
     useAccessLog({ log, clock }),
     useSessionCookies(),
@@ -114,12 +123,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics }),
     // Mutations with an Idempotency-Key run at most once per identity and key: after every refusal
     // above (they keep nothing), before anything that may answer or call the upstream.
-    useIdempotency({
-      store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
-      // The longest a mutation's request may run: its call, a service account's sign-in and the call again.
-      pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
-      health: runtime.sessionStoreHealth, metrics, log, clock,
-    }),
+    idempotency.execution,
     // Caches, only ever after the identity was validated: definitions hits answered from the bytes
     // of an earlier identical answer (no execution); mutations invalidate first, then statement
     // reads may be answered per identity from the response cache.

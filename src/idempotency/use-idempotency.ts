@@ -7,6 +7,10 @@
  * The answer is kept once the mutation went upstream, whatever it was (a lost answer may have been
  * applied); a request refused before that keeps nothing. The session store down fails it closed.
  * Requests without the header cost one header lookup.
+ *
+ * Two plugins share one state: `execution` claims (after identity and limits, before anything that
+ * answers or calls the upstream), `responses` puts the kept answer in place and keeps a new one
+ * (first among the answer's hooks, so the access log, cookies and audit see what the client gets).
  */
 import { OperationTypeNode, print } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -44,7 +48,12 @@ const GATEWAY_MUTATIONS = new Set(['login', 'logout']);
 /** Headers of the first answer that the replay carries (the others are the replay's own). */
 const KEPT_HEADERS = ['content-type', 'retry-after'];
 
-export function useIdempotency(options: IdempotencyOptions): Plugin<IdentityContext> {
+export interface IdempotencyPlugins {
+  readonly execution: Plugin<IdentityContext>;
+  readonly responses: Plugin;
+}
+
+export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins {
   const { store, keys, metrics, health } = options;
   const maxPerIdentity = options.maxPerIdentity ?? 1_000;
   /** The document text as the client sent it (the fingerprint's first part). */
@@ -58,7 +67,7 @@ export function useIdempotency(options: IdempotencyOptions): Plugin<IdentityCont
     return refuse(gatewayError('SESSION_STORE_UNAVAILABLE', undefined, { cause: error }));
   };
 
-  return {
+  const execution: Plugin<IdentityContext> = {
     onParams({ params, request }) {
       if (request.headers.has('idempotency-key') && typeof params.query === 'string') texts.set(request, params.query);
     },
@@ -114,7 +123,9 @@ export function useIdempotency(options: IdempotencyOptions): Plugin<IdentityCont
       // Replaced by the kept answer on the way out (onResponse).
       return setResultAndStopExecution({ data: null });
     },
+  };
 
+  const responses: Plugin = {
     async onResponse(payload) {
       const { request, response } = payload;
       const replay = replays.get(request);
@@ -150,4 +161,5 @@ export function useIdempotency(options: IdempotencyOptions): Plugin<IdentityCont
       }
     },
   };
+  return { execution, responses };
 }

@@ -114,6 +114,16 @@ describe('idempotent mutations', () => {
     expect(await adds()).toBe(1);
   });
 
+  it('logs a replay with the status the client got', async () => {
+    const key = randomUUID();
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { dropNextResponses: 1 });
+    await send(browser, key, ADD, statement('emp-15'));
+    const replay = await send(browser, key, ADD, statement('emp-15'));
+    const id = replay.headers.get('x-request-id');
+    const lines = gateway.current.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { event?: string; requestId?: string; status?: number });
+    expect(lines.find((line) => line.event === 'request.completed' && line.requestId === id)?.status).toBe(503);
+  });
+
   it('keeps nothing for a mutation refused before the upstream (an open circuit)', async () => {
     const own = await startTestGateway({
       UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
