@@ -61,6 +61,15 @@ describe('the upstream circuit', () => {
     expect(await circuitState(gateway.url)).toBe(2);
   });
 
+  it('answers an open circuit with Retry-After on Mesh\'s execution path too (FAST_PATH=false)', async () => {
+    const { browser } = await signedIn({ FAST_PATH: 'false' });
+    await openCircuit(browser);
+    const refused = await browser.graphql(GREETING);
+    expect(refused.codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body.errors?.[0]?.extensions?.retryAfterSeconds).toBe(1);
+  });
+
   it('keeps the other environment\'s circuit closed', async () => {
     const { gateway, browser } = await signedIn();
     await openCircuit(browser);
