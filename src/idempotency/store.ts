@@ -62,7 +62,11 @@ export function createMemoryIdempotencyStore(clock: () => number = Date.now): Id
     if (found) return found.answer === undefined ? { status: 'pending', fingerprint: found.fingerprint } : { status: 'done', fingerprint: found.fingerprint, answer: found.answer };
     let keys = identities.get(name.identity);
     if (!keys) identities.set(name.identity, (keys = new Map<string, number>()));
-    for (const [key, until] of keys) if (until <= options.now) keys.delete(key);
+    for (const [key, until] of keys) {
+      if (until > options.now) continue;
+      keys.delete(key);
+      records.delete(id({ identity: name.identity, key }));
+    }
     if (keys.size >= options.maxPerIdentity) return { status: 'full' };
     keys.set(name.key, options.now + options.ttlMs);
     records.set(id(name), { fingerprint, answer: undefined, expiresAt: options.now + options.pendingMs });
@@ -74,7 +78,11 @@ export function createMemoryIdempotencyStore(clock: () => number = Date.now): Id
     },
     complete(name, fingerprint, answer, ttlMs) {
       const found = live(name);
-      if (found?.fingerprint === fingerprint) Object.assign(found, { answer, expiresAt: clock() + ttlMs });
+      if (found?.fingerprint === fingerprint) {
+        Object.assign(found, { answer, expiresAt: clock() + ttlMs });
+        // The key counts against the bound as long as its record lives, and goes with it.
+        identities.get(name.identity)?.set(name.key, found.expiresAt);
+      }
       return Promise.resolve();
     },
     release(name, fingerprint) {
