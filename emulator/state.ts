@@ -14,20 +14,27 @@ export const DEMO_ACCOUNT = { email: 'demo@example.com', password: 'demo-passwor
 export const DEFAULT_TOKEN_TTL_SECONDS = 14 * 24 * 3600;
 const REQUEST_LOG_LIMIT = 2_000;
 
+// A final status with a body: 1xx would leave clients waiting, 204/205/304 carry no body.
+const failureStatus = z.number().int().min(200).max(599).refine((s) => ![204, 205, 304].includes(s), 'a status with a body');
+
 export const settingsSchema = z
   .object({
     latencyMs: z.number().int().min(0).max(600_000),
-    // A final status with a body: 1xx would leave clients waiting, 204/205/304 carry no body.
-    failStatus: z.number().int().min(200).max(599).refine((s) => ![204, 205, 304].includes(s), 'a status with a body').nullable(),
+    failStatus: failureStatus.nullable(),
     hangMs: z.number().int().min(0).max(600_000),
     tokenTtlSeconds: z.number().int().min(1).max(10 * 365 * 24 * 3600),
     rotateTokens: z.boolean(),
+    // Faults for a deterministic number of requests (a transient 503, a lost answer), counted down.
+    failNextCount: z.number().int().min(0).max(1_000_000),
+    failNextStatus: failureStatus,
+    dropNextResponses: z.number().int().min(0).max(1_000_000),
   })
   .strict();
 export type Settings = z.infer<typeof settingsSchema>;
 
 export const DEFAULT_SETTINGS: Settings = {
   latencyMs: 0, failStatus: null, hangMs: 0, tokenTtlSeconds: DEFAULT_TOKEN_TTL_SECONDS, rotateTokens: false,
+  failNextCount: 0, failNextStatus: 503, dropNextResponses: 0,
 };
 
 export interface LoggedRequest {
@@ -37,6 +44,11 @@ export interface LoggedRequest {
   readonly status: number;
   /** The W3C trace context the request came with (what the gateway propagated), or null. */
   readonly traceparent: string | null;
+  /**
+   * Set when a counted fault applied: `failNext` (answered `failNextStatus`), or `dropped` (carried
+   * out, `status` is what it would have answered, and the connection closed with no answer).
+   */
+  readonly fault?: 'failNext' | 'dropped';
 }
 
 export class EmulatorState {
@@ -66,6 +78,20 @@ export class EmulatorState {
       this.stores.set(accountId, store);
     }
     return store;
+  }
+
+  /** Counts one request down from `failNextCount`: true when it is to fail. */
+  takeFailNext(): boolean {
+    if (this.settings.failNextCount <= 0) return false;
+    this.settings = { ...this.settings, failNextCount: this.settings.failNextCount - 1 };
+    return true;
+  }
+
+  /** Counts one GraphQL request down from `dropNextResponses`: true when its answer is to be dropped. */
+  takeDropNext(): boolean {
+    if (this.settings.dropNextResponses <= 0) return false;
+    this.settings = { ...this.settings, dropNextResponses: this.settings.dropNextResponses - 1 };
+    return true;
   }
 
   log(entry: LoggedRequest): void {

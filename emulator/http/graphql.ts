@@ -37,14 +37,17 @@ export function operationsOf(documents: DocumentCache, params: Params): readonly
 export async function handleGraphql(
   state: EmulatorState, schema: GraphQLSchema, documents: DocumentCache,
   req: IncomingMessage, params: Params, res: ServerResponse,
+  /** dropNextResponses: carry the request out, then close the connection instead of answering. */
+  drop = false,
 ): Promise<GraphqlOutcome> {
+  const send = (status: number, body: unknown, headers?: Record<string, string>) => (drop ? res.destroy() : sendJson(res, status, body, headers));
   const query = str(params.query);
   const prepared = query ? documents.get(query) : null;
   const operations = prepared ? selectedRootFields(prepared, str(params.operationName)) : [];
   const { uid, client, token } = credentialOf(req, params);
   const auth = state.accounts.authenticate(uid, client, token);
   if (!auth.ok && needsCredential(operations)) {
-    sendJson(res, 401, { errors: [SIGN_IN_REQUIRED] });
+    send(401, { errors: [SIGN_IN_REQUIRED] });
     return { operations, uid: null, status: 401 };
   }
   const account = auth.ok ? auth.account : null;
@@ -56,7 +59,7 @@ export async function handleGraphql(
     headers = credentialHeaders(state.accounts.echo(auth.account, auth.client, auth.token));
   }
   const result = await run(schema, prepared, params, { state, account });
-  sendJson(res, 200, result, headers);
+  send(200, result, headers);
   return { operations, uid: account?.email ?? null, status: 200 };
 }
 

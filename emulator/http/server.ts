@@ -1,7 +1,7 @@
 /**
  * The emulator's HTTP server: the upstream's three endpoints, the control API, and the injected
- * latency, hang and failure status that the control API sets. Control requests are never delayed,
- * failed or logged.
+ * latency, hang, failure statuses and dropped answers that the control API sets. Control requests
+ * are never delayed, failed or logged.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DocumentCache } from '../graphql/documents';
@@ -52,13 +52,15 @@ export function createEmulatorServer(state: EmulatorState): EmulatorServer {
     const { latencyMs, hangMs, failStatus } = state.settings;
     if (!(await wait(latencyMs + hangMs, req, pending))) return;
     const params = body.ok ? body.params : {};
-    const record = (status: number, uid: string | null, operations: readonly string[] = []) =>
-      state.log({ path, operations, uid, status, traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : null });
-    if (failStatus !== null) {
+    const record = (status: number, uid: string | null, operations: readonly string[] = [], fault?: 'failNext' | 'dropped') =>
+      state.log({ path, operations, uid, status, traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : null, ...(fault ? { fault } : {}) });
+    const failNext = failStatus === null && state.takeFailNext();
+    if (failStatus !== null || failNext) {
+      const status = failStatus ?? state.settings.failNextStatus;
       const c = credentialOf(req, params);
       const auth = state.accounts.authenticate(c.uid, c.client, c.token);
-      sendFailure(res, failStatus);
-      return record(failStatus, auth.ok ? auth.account.email : null, path === '/v2/graphql' ? operationsOf(documents, params) : []);
+      sendFailure(res, status);
+      return record(status, auth.ok ? auth.account.email : null, path === '/v2/graphql' ? operationsOf(documents, params) : [], failNext ? 'failNext' : undefined);
     }
     if (!body.ok) {
       sendJson(res, body.status, BAD_JSON);
@@ -73,8 +75,9 @@ export function createEmulatorServer(state: EmulatorState): EmulatorServer {
       return record(res.statusCode, uid);
     }
     if (method === 'POST' && path === '/v2/graphql') {
-      const outcome = await handleGraphql(state, schema, documents, req, params, res);
-      return record(outcome.status, outcome.uid, outcome.operations);
+      const drop = state.takeDropNext();
+      const outcome = await handleGraphql(state, schema, documents, req, params, res, drop);
+      return record(outcome.status, outcome.uid, outcome.operations, drop ? 'dropped' : undefined);
     }
     sendJson(res, 404, NOT_FOUND);
     record(404, null);

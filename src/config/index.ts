@@ -35,6 +35,10 @@ const schema = z
     CREDENTIAL_KEY: credentialKey,
     CREDENTIAL_KEY_PREVIOUS: previousKeys,
     UPSTREAM_TIMEOUT_MS: integer(10_000, 1, 600_000),
+    UPSTREAM_RETRIES: integer(1, 0, 5),
+    UPSTREAM_CIRCUIT_FAILURES: integer(10, 1, 10_000),
+    UPSTREAM_CIRCUIT_COOLDOWN: duration('10s'),
+    IDEMPOTENCY_TTL: duration('24h'),
     TRUST_PROXY: integer(0, 0, 32),
     CACHE_DEFINITIONS_FRESH: duration('1h'),
     CACHE_DEFINITIONS_STALE_IF_ERROR: duration('24h'),
@@ -122,6 +126,10 @@ export interface GatewayConfig {
   /** Keys being rotated out: credentials sealed with them still open; new ones use `credentialKey`. */
   readonly previousCredentialKeys: readonly Buffer[];
   readonly upstreamTimeoutMs: number;
+  /** Retries of calls safe to repeat, and each environment's circuit (src/upstream/resilience.ts). */
+  readonly upstreamResilience: { readonly retries: number; readonly circuitFailures: number; readonly circuitCooldownMs: number };
+  /** How long an Idempotency-Key and the answer it got are kept. */
+  readonly idempotencyTtlMs: number;
   readonly trustProxy: number;
   readonly cache: CacheConfig;
   readonly limits: LimitsConfig;
@@ -254,6 +262,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     credentialKey: e.CREDENTIAL_KEY,
     previousCredentialKeys: e.CREDENTIAL_KEY_PREVIOUS,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    upstreamResilience: { retries: e.UPSTREAM_RETRIES, circuitFailures: e.UPSTREAM_CIRCUIT_FAILURES, circuitCooldownMs: e.UPSTREAM_CIRCUIT_COOLDOWN },
+    idempotencyTtlMs: e.IDEMPOTENCY_TTL,
     trustProxy: e.TRUST_PROXY,
     cache: {
       definitionsFreshMs: e.CACHE_DEFINITIONS_FRESH,

@@ -15,7 +15,8 @@ export async function signInUpstream(upstreamFetch: UpstreamFetch, target: Upstr
   const response = await upstreamFetch(
     `${target.baseUrl}/v2/auth/sign_in`,
     { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ email, password }) },
-    { environment: target.environment, operation: 'signIn' },
+    // A sign-in only hands out a credential: safe to repeat.
+    { environment: target.environment, operation: 'signIn', retry: 'safe' },
   );
   await response.body?.cancel().catch(() => undefined);
   if (response.status === 401) return { ok: false, code: 'UNAUTHENTICATED' };

@@ -56,6 +56,8 @@ export interface PassThroughCall {
   readonly path: string;
   /** A bounded label for logs and metrics. */
   readonly operation: string;
+  /** `safe` when the front read the request as one safe to repeat (a sign-in, a query). */
+  readonly retry?: 'safe';
 }
 
 export interface PassedThrough {
@@ -77,7 +79,7 @@ export async function passThrough(request: Request, body: ArrayBuffer | undefine
   }
   if (contentType) headers.set('content-type', contentType);
   const { target } = call;
-  const answer = await call.upstreamFetch(`${target.baseUrl}${call.path}`, { method: request.method, headers, ...(body ? { body } : {}) }, { environment: target.environment, operation: call.operation });
+  const answer = await call.upstreamFetch(`${target.baseUrl}${call.path}`, { method: request.method, headers, ...(body ? { body } : {}) }, { environment: target.environment, operation: call.operation, ...(call.retry ? { retry: call.retry } : {}) });
   const bytes = await answer.arrayBuffer();
   const out = new Headers({ 'cache-control': 'no-store' });
   const type = answer.headers.get('content-type');

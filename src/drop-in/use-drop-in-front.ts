@@ -87,8 +87,8 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
   const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock } = options;
   /** The schema being served, for the limits on passed-through GraphQL (its statements and pages). */
   let schema: GraphQLSchema | undefined;
-  const call = (target: UpstreamTarget, route: FrontRoute, operation: string): PassThroughCall =>
-    ({ upstreamFetch, target, path: route.upstreamPath, operation });
+  const call = (target: UpstreamTarget, route: FrontRoute, operation: string, retry?: 'safe'): PassThroughCall =>
+    ({ upstreamFetch, target, path: route.upstreamPath, operation, ...(retry ? { retry } : {}) });
 
   /**
    * Sign-in: the upstream's answer as it is; a credential it hands out is verified from now on.
@@ -104,7 +104,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     return signInWithinLimits(loginLimits, attempt, async () => {
       // The body the limits read, and nothing else, goes upstream.
       const rebuilt = new TextEncoder().encode(JSON.stringify(params)).buffer;
-      const { response } = await passThrough(request, rebuilt, call(target, route, 'signIn'), 'application/json');
+      const { response } = await passThrough(request, rebuilt, call(target, route, 'signIn', 'safe'), 'application/json');
       const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
       if (credential) {
         noteRequestUid(request, credential.uid);
@@ -156,7 +156,9 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     if (read === 'malformed') return malformedJsonAnswer();
     if (!parsed || !schema) throw gatewayError('UPSTREAM_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
     checkPassThrough(schema, parsed);
-    const { response } = await passThrough(request, body, call(target, route, 'graphql'));
+    // Retried only when the body was read as a query: a mutation, or a body not understood, goes once.
+    const retry = parsed.operation?.operation === OperationTypeNode.QUERY ? 'safe' : undefined;
+    const { response } = await passThrough(request, body, call(target, route, 'graphql', retry));
     // Signed out elsewhere (or forged): nothing cached may answer for it from now on.
     if (presented && response.status === 401) await verified.forget(target.cacheNamespace, presented);
     const answered = credentialHeadersOf(response.headers);

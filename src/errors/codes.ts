@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   // 200, as Apollo's and urql's persisted-query links expect: they then stop sending hashes.
   PERSISTED_QUERY_NOT_SUPPORTED: 200,
   NOT_FOUND: 404,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
   INTERNAL_SERVER_ERROR: 500,
 } as const;
 
@@ -61,5 +63,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   // The exact text APQ clients compare with.
   PERSISTED_QUERY_NOT_SUPPORTED: 'PersistedQueryNotSupported',
   NOT_FOUND: 'No statement with this otxId, or none this identity may see.',
+  IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still running. Try again shortly.',
+  IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used for a different request. Use a new key for a new request.',
   INTERNAL_SERVER_ERROR: 'Unexpected error.',
 };

@@ -67,7 +67,11 @@ export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
     if (fromExecutor) {
       // Mesh's delegation drops `originalError`: what the broker recorded says what happened.
       const recorded = upstreamOutcome(request).failure;
-      if (recorded) return clientError(recorded.code, recorded.message, error.path, (recorded.extensions.http as { headers?: Record<string, string> }).headers);
+      if (recorded) {
+        // Its headers too: an open circuit's Retry-After must reach the client.
+        const http = recorded.extensions.http as { status: number; headers?: Record<string, string> };
+        return clientError(recorded.code, recorded.message, error.path, http.headers, http.status);
+      }
       log.unexpectedError({ error: new Error(`upstream answer not usable (${String(code)})`), operation });
       return clientError('UPSTREAM_ERROR', DEFAULT_MESSAGES.UPSTREAM_ERROR, error.path);
     }

@@ -139,7 +139,11 @@ export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOption
 
   // A client that goes away aborts its upstream call, as on Mesh's path (the request's signal).
   const callUpstream = async (plan: ForwardPlan, call: ForwardedCall, body: string, signal: AbortSignal): Promise<UpstreamAnswer> => {
-    const response = await brokeredFetch(upstreamFetch, call.upstream.graphqlUrl, { method: 'POST', headers: HEADERS, body, signal }, { request: call.request, identity: call.identity, upstream: call.upstream, operation: plan.label });
+    const response = await brokeredFetch(upstreamFetch, call.upstream.graphqlUrl, { method: 'POST', headers: HEADERS, body, signal }, {
+      request: call.request, identity: call.identity, upstream: call.upstream, operation: plan.label,
+      // The plan knows its operation: a query may be sent again, a mutation never.
+      ...(plan.kind === OperationTypeNode.QUERY ? { retry: 'safe' as const } : {}),
+    });
     return { status: response.status, text: await bodyText(response) };
   };
 

@@ -19,6 +19,7 @@ import { useFastPath } from '../fast-path/use-fast-path';
 import { useErrorMapping } from '../errors/use-error-mapping';
 import { usePdfDownloads } from '../http/use-pdf-downloads';
 import { useRoutes } from '../http/use-routes';
+import { useIdempotency } from '../idempotency/use-idempotency';
 import { queryTextRefusal } from '../identity/query-texts';
 import { useIdentity } from '../identity/use-identity';
 import { graphiqlInstalled, useGraphiQLPage } from '../observability/graphiql/use-graphiql-page';
@@ -68,6 +69,13 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
   // only a client's own request needs.
   const internal = runtime.internalRequests;
   const clientRequestsOnly = (request: Request) => isDropInRequest(request) || internal.has(request);
+  // Mutations with an Idempotency-Key run at most once per identity and key (src/idempotency/).
+  const idempotency = useIdempotency({
+    store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
+    // The longest a mutation's request may run: its call, a service account's sign-in and the call again.
+    pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
+    health: runtime.sessionStoreHealth, metrics, log, clock,
+  });
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy }),
@@ -80,6 +88,8 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     ...(config.production || !graphiqlInstalled() ? [] : [useGraphiQLPage({ title: 'Statement gateway', headers: { 'X-CSRF': '1' } })]),
     // The standard GraphQL metrics (requests, phases, errors, HTTP durations) on the same registry.
     useGraphqlMetrics({ metrics }),
+    // An idempotent mutation's kept answer in place (and a new one kept) before any other hook reads the answer.
+    idempotency.responses,
     // Every request from here on: the access log line, and the session cookie's Set-Cookie headers.
     useAccessLog({ log, clock }),
     useSessionCookies(),
@@ -123,6 +133,9 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // own limits, in its resolver and the front's sign-in).
     useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics }),
     useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics }),
+    // Mutations with an Idempotency-Key run at most once per identity and key: after every refusal
+    // above (they keep nothing), before anything that may answer or call the upstream.
+    idempotency.execution,
     // Caches, only ever after the identity was validated: definitions hits answered from the bytes
     // of an earlier identical answer (no execution); mutations invalidate first, then statement
     // reads may be answered per identity from the response cache.

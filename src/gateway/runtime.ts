@@ -4,6 +4,8 @@
  * `close()`; nothing is global, so two gateways can run in one process.
  */
 import { createForwarder, type Forwarder } from '../fast-path/forward';
+import { createRedisIdempotencyStore } from '../idempotency/redis-store';
+import { createMemoryIdempotencyStore, type IdempotencyStore } from '../idempotency/store';
 import { DocumentPlans } from '../fast-path/plans';
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis';
@@ -34,6 +36,7 @@ import { createSessionCache } from '../session/session-cache';
 import { Sessions, type ActiveSession } from '../session/sessions';
 import type { SessionStore } from '../session/store';
 import { createUpstreamFetch, type UpstreamFetch } from '../upstream/fetch';
+import { createResilience } from '../upstream/resilience';
 import { upstreamTarget, type UpstreamTarget } from '../upstream/target';
 import type { Tracing } from '../tracing/provider';
 import { tracedUpstreamFetch } from '../tracing/upstream-spans';
@@ -57,6 +60,8 @@ export interface GatewayRuntime {
   readonly loginLimits: LoginLimits;
   /** Keys derived from CREDENTIAL_KEY per purpose (MACs, keyed Redis key names). */
   readonly keys: DerivedKeys;
+  /** Idempotency records of mutations, in the session store (Redis, else memory). */
+  readonly idempotency: IdempotencyStore;
   /** The drop-in front's record of credentials the upstream accepted. */
   readonly verifiedCredentials: VerifiedCredentials;
   /** Plans per document for the fast path (src/fast-path/); told the upstream's schema at start. */
@@ -140,7 +145,9 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
 
   // Loaded only with an endpoint: without one, no SDK is loaded or started.
   const tracing = config.tracing ? await (await import('../tracing/provider.js')).createTracing(config.tracing) : undefined;
-  const untracedFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics });
+  const resilience = createResilience({ ...config.upstreamResilience, metrics, now: clock });
+  const untracedFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics, resilience });
+  // One CLIENT span per call the gateway makes (its retries inside it).
   const upstreamFetch = tracing ? tracedUpstreamFetch(tracing, untracedFetch) : untracedFetch;
   const serviceAccounts = createServiceAccounts({
     config, cipher, upstreams, upstreamFetch, log, metrics, clock,
@@ -161,6 +168,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   return {
     config, logger, log, clock, metrics, upstreams, upstreamFetch, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
     keys,
+    idempotency: redis ? createRedisIdempotencyStore(redis) : createMemoryIdempotencyStore(clock),
     verifiedCredentials: createVerifiedCredentials(redis, { keys, clock }),
     plans: new DocumentPlans(),
     lifecycle: createLifecycle(),

@@ -8,6 +8,7 @@ import type { Environment } from '../environment';
 export type CacheName = 'definitions' | 'statements' | 'pdf';
 export type CacheResult = 'hit' | 'miss' | 'stale';
 export type UpstreamOutcome = 'ok' | 'error' | 'timeout';
+export type IdempotencyResult = 'stored' | 'replayed' | 'in_use' | 'reused';
 export type SessionEvent = 'login' | 'logout' | 'expired' | 'rejected';
 /** The shared dependencies /readiness reports on. */
 export type Dependency = 'sessionStore' | 'cacheStore' | 'upstreamSandbox' | 'upstreamProduction';
@@ -48,6 +49,15 @@ export interface GatewayMetrics {
    * balancers' and orchestrators' readiness probes keep them a few seconds fresh. No series before.
    */
   observeDependencies(current: () => DependencyStates | undefined): void;
+  /** The contract's `statement_gateway_upstream_retries_total{environment, outcome}`: one retried attempt. */
+  upstreamRetry(environment: Environment, outcome: 'ok' | 'error'): void;
+  /**
+   * The contract's `statement_gateway_upstream_circuit_state{environment}` (0 closed, 1 half-open,
+   * 2 open), read from `read` at each scrape.
+   */
+  watchCircuits(read: () => Iterable<readonly [Environment, number]>): void;
+  /** The contract's `statement_gateway_idempotency_total{result}`. */
+  idempotency(result: IdempotencyResult): void;
 }
 
 export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
@@ -129,6 +139,29 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
       for (const [dependency, state] of Object.entries(currentDependencies?.() ?? {})) this.labels(dependency).set(state === 'up' ? 1 : 0);
     },
   });
+  const retries = new Counter({
+    name: 'statement_gateway_upstream_retries_total',
+    help: 'Retried upstream attempts (calls safe to repeat, after no answer or a 502, 503 or 504), by environment and outcome (ok: the retry got an answer; error: it failed too).',
+    labelNames: ['environment', 'outcome'] as const,
+    registers: [registry],
+  });
+  const idempotency = new Counter({
+    name: 'statement_gateway_idempotency_total',
+    help: 'Mutations with an Idempotency-Key, by result: stored (ran, answer kept), replayed (answered from the kept answer), in_use (409: the first still running), reused (422: another request with the key).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  let readCircuits: () => Iterable<readonly [Environment, number]> = () => [];
+  new Gauge({
+    name: 'statement_gateway_upstream_circuit_state',
+    help: 'The circuit of each upstream environment on this replica: 0 closed, 1 half-open (the next call is a probe), 2 open (no call is made).',
+    labelNames: ['environment'] as const,
+    registers: [registry],
+    collect() {
+      for (const environment of ['sandbox', 'production'] as const) this.labels(environment).set(0);
+      for (const [environment, state] of readCircuits()) this.labels(environment).set(state);
+    },
+  });
   // Zero series from the start, so rates and dashboards have every combination.
   for (const cache of ['definitions', 'statements', 'pdf'] as const) {
     for (const result of ['hit', 'miss', 'stale'] as const) lookups.labels(cache, result).inc(0);
@@ -136,6 +169,10 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   for (const event of ['login', 'logout', 'expired', 'rejected'] as const) sessions.labels(event).inc(0);
   for (const result of ['hit', 'miss'] as const) sessionCache.labels(result).inc(0);
   for (const kind of ['query', 'mutation'] as const) forwarded.labels(kind).inc(0);
+  for (const result of ['stored', 'replayed', 'in_use', 'reused'] as const) idempotency.labels(result).inc(0);
+  for (const environment of ['sandbox', 'production'] as const) {
+    for (const outcome of ['ok', 'error'] as const) retries.labels(environment, outcome).inc(0);
+  }
   return {
     registry,
     cacheLookup: (cache, result, count = 1) => lookups.labels(cache, result).inc(count),
@@ -151,6 +188,11 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     forwarded: (kind) => forwarded.labels(kind).inc(),
     observeDependencies: (current) => {
       currentDependencies = current;
+    },
+    upstreamRetry: (environment, outcome) => retries.labels(environment, outcome).inc(),
+    idempotency: (result) => idempotency.labels(result).inc(),
+    watchCircuits: (read) => {
+      readCircuits = read;
     },
   };
 }

@@ -8,7 +8,8 @@
 import { GatewayError } from '../errors';
 import type { RequestIdentity } from '../identity/identity';
 import type { UpstreamFetch } from './fetch';
-import { noteUpstreamAnswered, noteUpstreamFailure } from './outcome';
+import { noteUpstreamAnswered, noteUpstreamFailure, noteUpstreamSent } from './outcome';
+import { isCircuitRefusal } from './resilience';
 import type { UpstreamTarget } from './target';
 
 export interface BrokeredCall {
@@ -17,6 +18,8 @@ export interface BrokeredCall {
   readonly upstream: UpstreamTarget;
   /** A bounded label (the upstream operation), for logs and metrics. */
   readonly operation: string;
+  /** `safe` when the caller knows the operation is a query (or a sign-in): see UpstreamCall. */
+  readonly retry?: 'safe';
 }
 
 /**
@@ -34,7 +37,7 @@ export async function brokeredFetch(upstreamFetch: UpstreamFetch, url: string, i
       headers.uid = credential.uid;
       headers['token-type'] = 'Bearer';
     }
-    const answer = await upstreamFetch(url, { ...init, headers }, { environment: call.upstream.environment, operation: call.operation });
+    const answer = await upstreamFetch(url, { ...init, headers }, { environment: call.upstream.environment, operation: call.operation, ...(call.retry ? { retry: call.retry } : {}) });
     noteUpstreamAnswered(request);
     return answer;
   };
@@ -50,6 +53,7 @@ export async function brokeredFetch(upstreamFetch: UpstreamFetch, url: string, i
     return response;
   } catch (error) {
     if (error instanceof GatewayError) noteUpstreamFailure(request, error);
+    if (!isCircuitRefusal(error)) noteUpstreamSent(request);
     throw error;
   }
 }

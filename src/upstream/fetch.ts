@@ -1,6 +1,7 @@
 /**
- * Every upstream HTTP call goes through here: a hard timeout (UPSTREAM_TIMEOUT_MS), and failures
- * turned into the contract's codes before anything can echo an upstream URL or body.
+ * Every upstream HTTP call goes through here: a hard timeout (UPSTREAM_TIMEOUT_MS), retries of
+ * calls safe to repeat and a circuit per environment (resilience.ts), and failures turned into
+ * the contract's codes before anything can echo an upstream URL or body.
  * Refused, timed out or 5xx: UPSTREAM_UNAVAILABLE. The caller decides what a 401 means.
  *
  * The call goes out through undici's `request` (Node's HTTP client, the same connection pool as
@@ -15,14 +16,21 @@ import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib';
 import { request } from 'undici';
 import type { Environment } from '../environment';
-import { gatewayError } from '../errors';
+import { gatewayError, type GatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics, UpstreamOutcome } from '../observability/metrics';
+import { createResilience, retryAfterMs, type UpstreamResilience } from './resilience';
 
 export interface UpstreamCall {
   readonly environment: Environment;
   /** A bounded label (the upstream operation), for logs and metrics. */
   readonly operation: string;
+  /**
+   * `safe`: the call may be made again after no answer or a 502/503/504 (a query, a sign-in).
+   * Only a caller that knows the operation says so; anything else (a mutation, a sign-out, a
+   * body the caller did not read) is made once.
+   */
+  readonly retry?: 'safe';
 }
 
 export type UpstreamFetch = (url: string, init: RequestInit, call: UpstreamCall) => Promise<Response>;
@@ -33,6 +41,8 @@ export interface UpstreamFetchOptions {
   readonly maxAnswerBytes?: number;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
+  /** Retries and the circuit per environment (resilience.ts); without it each call is made once. */
+  readonly resilience?: UpstreamResilience;
 }
 
 /** Statuses whose answers carry no body (the Response constructor refuses one for them). */
@@ -165,15 +175,28 @@ async function undiciFetch(url: string, init: RequestInit, maxBytes: number): Pr
   return response;
 }
 
+/** One attempt's end: an answer, or a failure the circuit counts (`upstream`) or not (`caller`, `answered`). */
+type Attempt =
+  | { readonly response: Response }
+  | { readonly error: GatewayError; readonly blame: 'upstream' | 'caller' | 'answered'; readonly retryable: boolean; readonly retryAfterMs?: number };
+
+/** Answers that say "try again" without having done anything (a 500 may have run the operation). */
+const RETRYABLE_STATUSES = new Set([502, 503, 504]);
+
 export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetch {
+  const resilience = options.resilience ?? createResilience({ retries: 0, circuitFailures: Number.POSITIVE_INFINITY, circuitCooldownMs: 0, metrics: options.metrics });
   return async (url, init, call) => {
+    // An open circuit answers before anything else: no timer, no socket.
+    const admission = resilience.admit(call.environment);
     // The caller's signal and the timeout, combined by hand and released when the call ends. Not
     // AbortSignal.any: on Node 20 it adds a WeakRef to each source signal's dependants that is never
     // removed, and Mesh's HTTP executor hands over the same executor-lifetime signal on every call
     // (the soak's heap grew with them: bench/README.md). Nor
     // AbortSignal.timeout, whose timer outlives the call by UPSTREAM_TIMEOUT_MS.
+    // The timeout covers the whole call, its retries and their waits included.
     const controller = new AbortController();
     let timedOut = false;
+    const deadline = performance.now() + options.timeoutMs;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort(new DOMException('The upstream did not answer in time', 'TimeoutError'));
@@ -191,32 +214,71 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
     };
-    const started = performance.now();
-    const observe = (outcome: UpstreamOutcome) => options.metrics.upstreamRequest(call.environment, call.operation, outcome, (performance.now() - started) / 1000);
-    let response: Response;
-    try {
-      // The whole answer is read inside (undiciFetch), so the timeout covers the body as well.
-      response = await undiciFetch(url, { ...init, signal: controller.signal }, options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
-    } catch (error) {
-      if (error instanceof AnswerTooLarge) {
-        observe('error');
-        options.log.upstreamFailed({ ...call, reason: 'too-large' });
-        throw gatewayError('UPSTREAM_ERROR');
+
+    const attempt = async (): Promise<Attempt> => {
+      const started = performance.now();
+      const observe = (outcome: UpstreamOutcome) => options.metrics.upstreamRequest(call.environment, call.operation, outcome, (performance.now() - started) / 1000);
+      let response: Response;
+      try {
+        // The whole answer is read inside (undiciFetch), so the timeout covers the body as well.
+        response = await undiciFetch(url, { ...init, signal: controller.signal }, options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
+      } catch (error) {
+        if (error instanceof AnswerTooLarge) {
+          observe('error');
+          options.log.upstreamFailed({ ...call, reason: 'too-large' });
+          return { error: gatewayError('UPSTREAM_ERROR'), blame: 'answered', retryable: false };
+        }
+        // The caller went away (its request was aborted): not the upstream's failure, not measured.
+        const callerGone = !timedOut && controller.signal.aborted;
+        if (!callerGone) observe(timedOut ? 'timeout' : 'error');
+        options.log.upstreamFailed({ ...call, reason: timedOut ? 'timeout' : 'refused' });
+        return { error: gatewayError('UPSTREAM_UNAVAILABLE', undefined, { cause: error }), blame: callerGone ? 'caller' : 'upstream', retryable: !timedOut && !callerGone };
       }
-      // The caller went away (its request was aborted): not the upstream's failure, not measured.
-      if (timedOut || !init.signal?.aborted) observe(timedOut ? 'timeout' : 'error');
-      options.log.upstreamFailed({ ...call, reason: timedOut ? 'timeout' : 'refused' });
-      throw gatewayError('UPSTREAM_UNAVAILABLE', undefined, { cause: error });
+      if (response.status >= 500) {
+        observe('error');
+        await response.body?.cancel().catch(() => undefined);
+        options.log.upstreamFailed({ ...call, reason: 'status', status: response.status });
+        const wait = retryAfterMs(response.headers.get('retry-after'), Date.now());
+        return { error: gatewayError('UPSTREAM_UNAVAILABLE'), blame: 'upstream', retryable: RETRYABLE_STATUSES.has(response.status), ...(wait === undefined ? {} : { retryAfterMs: wait }) };
+      }
+      observe('ok');
+      return { response };
+    };
+
+    try {
+      for (let retry = 0; ; retry++) {
+        const outcome = await attempt();
+        if (retry > 0) resilience.retried(call.environment, 'response' in outcome ? 'ok' : 'error');
+        if ('response' in outcome) {
+          admission.succeeded();
+          return outcome.response;
+        }
+        const delay = call.retry === 'safe' && outcome.retryable
+          ? resilience.retryDelay(call.environment, retry + 1, outcome.retryAfterMs, deadline - performance.now())
+          : undefined;
+        if (delay === undefined) {
+          if (outcome.blame === 'upstream') admission.failed();
+          else if (outcome.blame === 'answered') admission.succeeded();
+          else admission.released();
+          throw outcome.error;
+        }
+        await pause(delay, controller.signal);
+      }
     } finally {
       release();
     }
-    if (response.status >= 500) {
-      observe('error');
-      await response.body?.cancel().catch(() => undefined);
-      options.log.upstreamFailed({ ...call, reason: 'status', status: response.status });
-      throw gatewayError('UPSTREAM_UNAVAILABLE');
-    }
-    observe('ok');
-    return response;
   };
+}
+
+/** Waits `ms`, or less when `signal` aborts (the next attempt then fails at once as timed out or abandoned). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -4,6 +4,8 @@
  * these two; nothing of the client's request (no cookie, no X-CSRF, no API key).
  */
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
+import { OperationTypeNode } from 'graphql';
+import { executedOf } from '../gateway/executed';
 import { isIdentityContext, type IdentityContext } from '../identity/use-identity';
 import { brokeredFetch } from './brokered-fetch';
 import type { UpstreamFetch } from './fetch';
@@ -14,6 +16,14 @@ export interface CredentialBrokerOptions {
 
 /** Only these request headers of Mesh's own leave for the upstream. */
 const FORWARDED_HEADERS = new Set(['accept', 'content-type']);
+
+/**
+ * A call of an executed query, or the sign-in (which `login`, a gateway mutation, makes): safe to
+ * repeat. Any call of a mutation, and any call whose operation is not known, is made once.
+ */
+function safeToRepeat(request: Request, operation: string): boolean {
+  return operation === 'signIn' || executedOf(request)?.operation.operation === OperationTypeNode.QUERY;
+}
 
 export function useCredentialBroker({ upstreamFetch }: CredentialBrokerOptions): MeshPlugin<IdentityContext> {
   return {
@@ -28,7 +38,10 @@ export function useCredentialBroker({ upstreamFetch }: CredentialBrokerOptions):
           if (FORWARDED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
         }
         // The identity is read when the call is made: a `login` earlier in the document sets it.
-        return brokeredFetch(upstreamFetch, url, { ...init, headers }, { request: context.request, identity: context.identity, upstream: context.upstream, operation });
+        return brokeredFetch(upstreamFetch, url, { ...init, headers }, {
+          request: context.request, identity: context.identity, upstream: context.upstream, operation,
+          ...(safeToRepeat(context.request, operation) ? { retry: 'safe' as const } : {}),
+        });
       };
       setFetchFn(brokered);
     },

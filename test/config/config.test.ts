@@ -36,6 +36,14 @@ describe('loadConfig', () => {
     expect(config.production).toBe(false);
   });
 
+  it('reads the retries, the circuit and the idempotency TTL, with the contract\'s defaults', () => {
+    expect(loadConfig({})).toMatchObject({ upstreamResilience: { retries: 1, circuitFailures: 10, circuitCooldownMs: 10_000 }, idempotencyTtlMs: 24 * 3_600_000 });
+    expect(loadConfig({ UPSTREAM_RETRIES: '0', UPSTREAM_CIRCUIT_FAILURES: '3', UPSTREAM_CIRCUIT_COOLDOWN: '30s', IDEMPOTENCY_TTL: '1h' }))
+      .toMatchObject({ upstreamResilience: { retries: 0, circuitFailures: 3, circuitCooldownMs: 30_000 }, idempotencyTtlMs: 3_600_000 });
+    const message = refusal({ UPSTREAM_RETRIES: '9', UPSTREAM_CIRCUIT_FAILURES: '0', IDEMPOTENCY_TTL: 'forever' }).message;
+    for (const variable of ['UPSTREAM_RETRIES', 'UPSTREAM_CIRCUIT_FAILURES', 'IDEMPOTENCY_TTL']) expect(message).toContain(variable);
+  });
+
   it('treats blank variables as unset', () => {
     expect(loadConfig({ PORT: '', HOST: '  ', SESSION_IDLE_TIMEOUT: '' })).toMatchObject({ port: 4000, host: '127.0.0.1', sessionIdleMs: 1_800_000 });
   });

@@ -13,7 +13,7 @@ import { callWithKey, serviceAccountsEnv, testServiceAccount, type TestServiceAc
 const GREETING = '{ secretGreeting { response } }';
 const STATEMENTS = 'query($ids: [String!]) { getStatements(otxIds: $ids) { statements { nodes { otxId uploaderId } } } }';
 const STATEMENTS_PDF = 'query($ids: [String!]) { getStatements(otxIds: $ids) { statements { nodes { otxId pdf } } } }';
-const DEFAULT_SETTINGS = { latencyMs: 0, failStatus: null, hangMs: 0, tokenTtlSeconds: 14 * 24 * 3600, rotateTokens: false };
+const DEFAULT_SETTINGS = { latencyMs: 0, failStatus: null, hangMs: 0, tokenTtlSeconds: 14 * 24 * 3600, rotateTokens: false, failNextCount: 0, failNextStatus: 503, dropNextResponses: 0 };
 
 const accounts = {
   basic: testServiceAccount('basic'),

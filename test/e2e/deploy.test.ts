@@ -161,7 +161,7 @@ describe('the Grafana dashboard and the alert rules', () => {
   it('alerts only on metrics that /metrics exposes', () => {
     const rules = parseYaml(read('deploy/prometheus/alerts.yml')) as { groups: { rules: { alert: string; expr: string }[] }[] };
     const alerts = rules.groups.flatMap((group) => group.rules);
-    expect(alerts.map((rule) => rule.alert)).toEqual(expect.arrayContaining(['UpstreamErrors', 'SessionStoreUnavailable', 'CacheStoreErrors', 'DefinitionsHitRateFalling', 'EventLoopBlocked']));
+    expect(alerts.map((rule) => rule.alert)).toEqual(expect.arrayContaining(['UpstreamErrors', 'SessionStoreUnavailable', 'CacheStoreErrors', 'DefinitionsHitRateFalling', 'EventLoopBlocked', 'UpstreamCircuitOpen']));
     for (const rule of alerts) {
       for (const query of selectors(rule.expr)) {
         const { family, labels } = exposed(metrics, query.metric);

@@ -87,6 +87,42 @@ describe('emulator control API', () => {
     expect((await graphql(ctx.url, credential, GREETING)).status).toBe(200);
   });
 
+  it('answers the next failNextCount requests with 503 by default, logs them, then serves normally', async () => {
+    const credential = await signIn(ctx.url);
+    await control(ctx.url, 'DELETE', '/__emulator/requests');
+    await control(ctx.url, 'PATCH', '/__emulator/settings', { failNextCount: 2 });
+    expect((await graphql(ctx.url, credential, GREETING)).status).toBe(503);
+    expect((await signInRaw(ctx.url, DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).status).toBe(503);
+    expect((await graphql(ctx.url, credential, GREETING)).status).toBe(200);
+    expect((await control(ctx.url, 'GET', '/__emulator/requests')).body).toEqual([
+      { path: '/v2/graphql', operations: ['secretGreeting'], uid: DEMO_ACCOUNT.email, status: 503, fault: 'failNext' },
+      { path: '/v2/auth/sign_in', operations: [], uid: null, status: 503, fault: 'failNext' },
+      { path: '/v2/graphql', operations: ['secretGreeting'], uid: DEMO_ACCOUNT.email, status: 200 },
+    ]);
+    expect((await control(ctx.url, 'GET', '/__emulator/settings')).body).toMatchObject({ failNextCount: 0 });
+  });
+
+  it('answers the next failNextCount requests with failNextStatus when it is set', async () => {
+    const credential = await signIn(ctx.url);
+    await control(ctx.url, 'PATCH', '/__emulator/settings', { failNextCount: 1, failNextStatus: 502 });
+    expect((await graphql(ctx.url, credential, GREETING)).status).toBe(502);
+    expect((await graphql(ctx.url, credential, GREETING)).status).toBe(200);
+  });
+
+  it('carries out the next dropNextResponses GraphQL requests, closes their connections unanswered and logs them', async () => {
+    const credential = await signIn(ctx.url);
+    await control(ctx.url, 'DELETE', '/__emulator/requests');
+    await control(ctx.url, 'PATCH', '/__emulator/settings', { dropNextResponses: 1 });
+    const add = 'mutation { addFw2Statements(statements: [{ uploaderId: "dropped" }]) { errors } }';
+    await expect(graphql(ctx.url, credential, add)).rejects.toThrow();
+    const read = await graphql(ctx.url, credential, '{ getFw2Statements { statements { nodes { uploaderId } } } }');
+    expect(read.body.data?.getFw2Statements.statements.nodes).toEqual([{ uploaderId: 'dropped' }]);
+    expect((await control(ctx.url, 'GET', '/__emulator/requests')).body).toEqual([
+      { path: '/v2/graphql', operations: ['addFw2Statements'], uid: DEMO_ACCOUNT.email, status: 200, fault: 'dropped' },
+      { path: '/v2/graphql', operations: ['getFw2Statements'], uid: DEMO_ACCOUNT.email, status: 200 },
+    ]);
+  });
+
   it('holds answers for hangMs, so that a client times out, and drops the abandoned request', async () => {
     const credential = await signIn(ctx.url);
     await control(ctx.url, 'PATCH', '/__emulator/settings', { hangMs: 1_000 });
@@ -109,6 +145,7 @@ describe('emulator control API', () => {
     }
     expect((await control(ctx.url, 'GET', '/__emulator/settings')).body).toEqual({
       latencyMs: 0, failStatus: null, hangMs: 0, tokenTtlSeconds: 1_209_600, rotateTokens: false,
+      failNextCount: 0, failNextStatus: 503, dropNextResponses: 0,
     });
   });
 

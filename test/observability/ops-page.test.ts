@@ -97,6 +97,7 @@ describe('/ops', () => {
       const tiles = await page.evaluate(() => Object.fromEntries(['definitions', 'statements', 'pdf'].map((cache) => [cache, Number(document.getElementById(`tile-hit-${cache}`)?.dataset.value)])));
       expect(tiles.definitions).toBeGreaterThan(0);
       expect(tiles.pdf).toBeGreaterThan(0);
+      expect(await page.textContent('#tile-circuits')).toBe('closed');
 
       type ChartState = { id: string; labels: number; datasets: Record<string, (number | null)[]>; painted: number };
       const charts = await page.evaluate(() => {

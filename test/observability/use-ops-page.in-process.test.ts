@@ -22,6 +22,7 @@ function opsPage(access: OpsAccessOptions) {
   metrics.cacheLookup('pdf', 'miss');
   metrics.graphqlError('RATE_LIMITED');
   metrics.upstreamRequest('sandbox', 'getStatements', 'ok', 0.02);
+  metrics.watchCircuits(() => [['production', 2]]);
   return yogaWith([useOpsPage({ metrics, access: createOpsAccess(access), clock: () => NOW }), useRoutes()]);
 }
 
@@ -85,6 +86,11 @@ describe('useOpsPage /ops/data', () => {
     expect(snapshot.caches.pdf).toEqual({ hit: 3, miss: 1, stale: 0 });
     expect(snapshot.errors).toEqual({ RATE_LIMITED: 1 });
     expect(snapshot.upstream).toMatchObject([{ environment: 'sandbox', operation: 'getStatements', calls: { ok: 1, error: 0, timeout: 0 } }]);
+  });
+
+  it('reports each environment\'s circuit state (0 closed, 1 half-open, 2 open)', async () => {
+    const snapshot = (await (await opsPage({ trustProxy: 0 }).fetch('/ops/data', {}, loopback)).json()) as OpsSnapshot;
+    expect(snapshot.circuits).toEqual({ sandbox: 0, production: 2 });
   });
 });
 

@@ -28,6 +28,8 @@ export interface OpsSnapshot {
   readonly sessions: Record<SessionEvent, number>;
   /** GraphQL HTTP requests answered. */
   readonly requests: number;
+  /** Each upstream environment's circuit on this replica: 0 closed, 1 half-open, 2 open. */
+  readonly circuits: Record<string, number>;
 }
 
 type Labels = Partial<Record<string, string | number>>;
@@ -99,5 +101,6 @@ export async function opsSnapshot(registry: Registry, now: number, instance: str
     rateLimited: byLabel('statement_gateway_rate_limited_total', 'limit'),
     sessions,
     requests,
+    circuits: byLabel('statement_gateway_upstream_circuit_state', 'environment'),
   };
 }

@@ -86,6 +86,10 @@
     setTile('tile-upstream-errors', failed, String(failed));
     const limited = Object.values(last.rateLimited).reduce((sum, n) => sum + n, 0);
     setTile('tile-rate-limited', limited, String(limited));
+    // An open circuit (2) refuses that environment's calls at once; half-open (1) lets one probe through.
+    const circuits = Object.entries(last.circuits ?? {}).filter(([, state]) => state > 0);
+    const worst = circuits.reduce((max, [, state]) => Math.max(max, state), 0);
+    setTile('tile-circuits', worst, circuits.length ? circuits.map(([environment, state]) => `${environment} ${state === 2 ? 'open' : 'half-open'}`).join(', ') : 'closed');
 
     // Hit rate per interval: one point per sample after the first.
     const hit = charts.hitRate;
