@@ -95,9 +95,9 @@ describe('emulator control API', () => {
     expect((await signInRaw(ctx.url, DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).status).toBe(503);
     expect((await graphql(ctx.url, credential, GREETING)).status).toBe(200);
     expect((await control(ctx.url, 'GET', '/__emulator/requests')).body).toEqual([
-      { path: '/v2/graphql', operations: ['secretGreeting'], uid: DEMO_ACCOUNT.email, status: 503, fault: 'failNext' },
-      { path: '/v2/auth/sign_in', operations: [], uid: null, status: 503, fault: 'failNext' },
-      { path: '/v2/graphql', operations: ['secretGreeting'], uid: DEMO_ACCOUNT.email, status: 200 },
+      { path: '/v2/graphql', operations: ['secretGreeting'], uid: DEMO_ACCOUNT.email, status: 503, traceparent: null, fault: 'failNext' },
+      { path: '/v2/auth/sign_in', operations: [], uid: null, status: 503, traceparent: null, fault: 'failNext' },
+      { path: '/v2/graphql', operations: ['secretGreeting'], uid: DEMO_ACCOUNT.email, status: 200, traceparent: null },
     ]);
     expect((await control(ctx.url, 'GET', '/__emulator/settings')).body).toMatchObject({ failNextCount: 0 });
   });
@@ -118,8 +118,8 @@ describe('emulator control API', () => {
     const read = await graphql(ctx.url, credential, '{ getFw2Statements { statements { nodes { uploaderId } } } }');
     expect(read.body.data?.getFw2Statements.statements.nodes).toEqual([{ uploaderId: 'dropped' }]);
     expect((await control(ctx.url, 'GET', '/__emulator/requests')).body).toEqual([
-      { path: '/v2/graphql', operations: ['addFw2Statements'], uid: DEMO_ACCOUNT.email, status: 200, fault: 'dropped' },
-      { path: '/v2/graphql', operations: ['getFw2Statements'], uid: DEMO_ACCOUNT.email, status: 200 },
+      { path: '/v2/graphql', operations: ['addFw2Statements'], uid: DEMO_ACCOUNT.email, status: 200, traceparent: null, fault: 'dropped' },
+      { path: '/v2/graphql', operations: ['getFw2Statements'], uid: DEMO_ACCOUNT.email, status: 200, traceparent: null },
     ]);
   });
 

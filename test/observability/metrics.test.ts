@@ -150,7 +150,7 @@ describe('/metrics', () => {
       environment: new Set(['sandbox', 'production']),
       outcome: new Set(['ok', 'error', 'timeout']),
       cache: new Set(['definitions', 'statements', 'pdf']),
-      result: new Set(['hit', 'miss', 'stale']),
+      result: new Set(['hit', 'miss', 'stale', 'stored', 'replayed', 'in_use', 'reused']),
       event: new Set(['login', 'logout', 'expired', 'rejected']),
       operationType: new Set(['query', 'mutation', 'subscription']),
       phase: new Set(['parse', 'validate', 'context', 'execute', 'subscribe']),
