@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // examples/spa/src/gql/ is GraphQL Code Generator's output (checked against the schema by test/e2e/spa.test.ts).
-  { ignores: ['node_modules/', '.mesh/', '.mesh-build/', 'dist/', 'coverage/', 'bench/results/', '.scratch/', 'examples/spa/src/gql/', 'examples/spa/dist/'] },
+  { ignores: ['node_modules/', '.mesh/', '.mesh-build/', 'dist/', 'coverage/', 'bench/results/', '.scratch/', 'examples/spa/src/gql/', 'examples/spa/dist/', 'examples/.spa-build-*/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
