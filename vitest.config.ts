@@ -20,9 +20,10 @@ export default defineConfig({
     // load once per worker instead of once per file. Nothing of ours is global (two gateways run in
     // one process), and each file starts its own gateways, emulators and stores.
     isolate: false,
-    // Test files mostly wait on processes they started (gateways, emulators): more files than
-    // cores run at once.
-    maxWorkers: 2,
+    // Test files mostly wait on processes, timers and sockets they started (gateways, emulators,
+    // Redis servers): a clean-clone CI run kept about 1.3 of its 2 cores busy with two workers, so
+    // three files run at once.
+    maxWorkers: 3,
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },
