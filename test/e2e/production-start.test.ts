@@ -49,28 +49,36 @@ describe('the production checkout', () => {
   });
 });
 
+/** The environment of a production start against the test's emulators and Redis. */
+const productionEnv = (shutdownDelay: string) => ({
+  ...baseEnv(), ...RELAXED_LIMITS, NODE_ENV: 'production', ALLOW_INSECURE_TRANSPORT: 'true', UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
+  REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, SHUTDOWN_DELAY: shutdownDelay,
+});
+
+/** Runs `command` in the checkout: its output so far, its exit, and the gateway's URL once it logged its start. */
+function runInCheckout(command: string, args: readonly string[], shutdownDelay: string) {
+  const child = spawn(command, args, { cwd: dir(), env: productionEnv(shutdownDelay), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  for (const stream of [child.stdout, child.stderr]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const started = async (): Promise<string> => {
+    const deadline = Date.now() + 30_000;
+    let url: string | undefined;
+    while (!url && Date.now() < deadline && child.exitCode === null) {
+      url = /"event":"gateway.started","url":"([^"]+)"/.exec(output)?.[1];
+      if (!url) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(url, output).toBeDefined();
+    return url ?? '';
+  };
+  return { child, exited, started, output: () => output };
+}
+
 describe('npm run start:prod with NODE_ENV=production', () => {
   it('serves a login from the compiled gateway on node alone, and stops with a SIGTERM to the npm process: exit 0, nothing left listening', async () => {
-    const npm = spawn('npm', ['run', 'start:prod'], {
-      cwd: dir(),
-      env: {
-        ...baseEnv(), ...RELAXED_LIMITS, NODE_ENV: 'production', ALLOW_INSECURE_TRANSPORT: 'true', UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
-        REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, SHUTDOWN_DELAY: '100ms',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    for (const stream of [npm.stdout, npm.stderr]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+    const { child: npm, exited, started } = runInCheckout('npm', ['run', 'start:prod'], '100ms');
     try {
-      const deadline = Date.now() + 30_000;
-      let url: string | undefined;
-      while (!url && Date.now() < deadline && npm.exitCode === null) {
-        url = /"event":"gateway.started","url":"([^"]+)"/.exec(output)?.[1];
-        if (!url) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(url, output).toBeDefined();
-      const base = url ?? '';
+      const base = await started();
       expect((await new Browser(base).login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
       const readiness = await fetch(`${base}/readiness`);
       expect([readiness.status, await readiness.json()]).toMatchObject([200, { status: 'ready' }]);
@@ -95,29 +103,13 @@ describe('npm run start:prod with NODE_ENV=production', () => {
     // A private mount namespace in which the checkout is bind-mounted read-only (the container's
     // readOnlyRootFilesystem); only /tmp stays writable, as the Deployment's emptyDir.
     const script = `mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && ! touch "$0/probe" 2>/dev/null && exec node --max-semi-space-size=32 dist/src/main.js`;
-    const gateway = spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script, dir()], {
-      cwd: dir(),
-      env: {
-        ...baseEnv(), ...RELAXED_LIMITS, NODE_ENV: 'production', ALLOW_INSECURE_TRANSPORT: 'true', UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
-        REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, SHUTDOWN_DELAY: '0ms',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    for (const stream of [gateway.stdout, gateway.stderr]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => gateway.once('exit', (code) => resolve(code)));
+    const { child: gateway, exited, started, output } = runInCheckout('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script, dir()], '0ms');
     try {
-      const deadline = Date.now() + 30_000;
-      let url: string | undefined;
-      while (!url && Date.now() < deadline && gateway.exitCode === null) {
-        url = /"event":"gateway.started","url":"([^"]+)"/.exec(output)?.[1];
-        if (!url) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(url, output).toBeDefined();
-      expect((await new Browser(url ?? '').login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
+      const url = await started();
+      expect((await new Browser(url).login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
       gateway.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(output).not.toMatch(/EROFS|read-only file system/i);
+      expect(output()).not.toMatch(/EROFS|read-only file system/i);
     } finally {
       if (gateway.exitCode === null) gateway.kill('SIGKILL');
     }
