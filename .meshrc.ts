@@ -25,8 +25,9 @@ const config: YamlConfig.Config = {
       },
     },
     {
-      // The REST sign-in. It returns a credential, so it never reaches the public schema: the
-      // `login` resolver calls it through the in-context SDK (context.SignIn.Mutation.signIn).
+      // The REST sign-in and sign-out. One returns a credential and the other takes one, so neither
+      // reaches the public schema: the gateway calls them through Mesh's in-context SDK
+      // (src/upstream/mesh-auth.ts), for `login`, `logout` and the service accounts alike.
       name: 'SignIn',
       handler: {
         jsonSchema: {
@@ -47,17 +48,30 @@ const config: YamlConfig.Config = {
                 401: { responseSchema: './sources/sign-in/error.json', exposeResponseMetadata: true },
               },
             },
+            {
+              type: 'Mutation',
+              field: 'signOut',
+              path: '/v2/auth/sign_out',
+              method: 'DELETE',
+              // The credential to end, per call: these become the field's arguments.
+              headers: { 'access-token': '{args.accessToken}', client: '{args.client}', uid: '{args.uid}' },
+              responseByStatusCode: {
+                200: { responseSchema: './sources/sign-in/sign-out.json', exposeResponseMetadata: true },
+                // Unknown to the upstream (already signed out, expired): as good as signed out.
+                404: { responseSchema: './sources/sign-in/sign-out-error.json', exposeResponseMetadata: true },
+              },
+            },
           ],
         },
       },
     },
   ],
   transforms: [
-    // The sign-in returns a credential: off the public schema, though the in-context SDK still
-    // reaches it (a source-level filter would remove it from the SDK too). `dummy` is the
-    // placeholder Mesh adds to a source without queries.
-    { filterSchema: { mode: 'bare', filters: ['Query.!dummy', 'Mutation.!signIn'] } },
-    // Drops the types only the hidden sign-in used, so introspection shows none of them.
+    // The sign-in and sign-out handle credentials: off the public schema, though the in-context
+    // SDK still reaches them (a source-level filter would remove them from the SDK too). `dummy`
+    // is the placeholder Mesh adds to a source without queries.
+    { filterSchema: { mode: 'bare', filters: ['Query.!dummy', 'Mutation.!{signIn,signOut}'] } },
+    // Drops the types only the hidden operations used, so introspection shows none of them.
     { prune: { skipPruning: ['Environment', 'Session'] } },
   ],
   additionalTypeDefs: /* GraphQL */ `

@@ -1,7 +1,7 @@
 /** `login`, `logout` and `session`: the gateway's own operations, beside the upstream's. */
 import type { Environment } from '../src/environment';
-import { credentialFromHeaders, type UpstreamCredential } from '../src/credentials/types';
-import { findGatewayError, gatewayError } from '../src/errors';
+import type { UpstreamCredential } from '../src/credentials/types';
+import { gatewayError } from '../src/errors';
 import type { GatewayContext, SessionServices } from '../src/gateway/context';
 import { environmentFromEnum, environmentToEnum } from '../src/environment';
 import { clientAddressOf } from '../src/protection/client-address';
@@ -9,39 +9,10 @@ import { clearSessionCookie, setSessionCookie } from '../src/session/cookie';
 import { queueSetCookie } from '../src/session/cookie-jar';
 import { BrowserSessionIdentity, sessionOf } from '../src/session/identity';
 import type { ActiveSession } from '../src/session/sessions';
-import { upstreamOutcome } from '../src/upstream/outcome';
 
 /** Longer inputs are refused before they reach the upstream (devise caps passwords at 128). */
 const MAX_EMAIL_LENGTH = 320;
 const MAX_PASSWORD_LENGTH = 1_024;
-
-interface SignInAnswer {
-  readonly __typename?: string;
-  readonly data?: { readonly uid?: string };
-  readonly _response?: { readonly status?: number; readonly headers?: Record<string, string | string[] | undefined> };
-}
-
-/** The hidden REST sign-in, reachable only through Mesh's in-context SDK. */
-interface SignInSdk {
-  readonly SignIn: {
-    readonly Mutation: {
-      signIn(options: {
-        root: unknown;
-        args: { input: { email: string; password: string } };
-        context: unknown;
-        selectionSet: string;
-      }): Promise<SignInAnswer | Error | null>;
-    };
-  };
-}
-
-type ResolverContext = GatewayContext & SignInSdk;
-
-const SIGN_IN_SELECTION = /* GraphQL */ `{
-  __typename
-  ... on SignInSuccess { data { uid } _response { status headers } }
-  ... on SignInFailure { success }
-}`;
 
 function sessionView(session: Pick<ActiveSession, 'uid' | 'environment' | 'absoluteExpiresAt' | 'idleExpiresAt'>, now = Date.now()) {
   return {
@@ -55,11 +26,6 @@ function sessionView(session: Pick<ActiveSession, 'uid' | 'environment' | 'absol
   };
 }
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name] ?? headers[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** Runs a session-store call; an unreachable store fails closed with SESSION_STORE_UNAVAILABLE. */
 async function sessionStoreCall<T>(services: SessionServices, run: () => Promise<T>): Promise<T> {
   try {
@@ -71,18 +37,8 @@ async function sessionStoreCall<T>(services: SessionServices, run: () => Promise
 }
 
 /** Signs a credential out upstream; best effort (the gateway session is already gone). */
-async function signOutUpstream(services: SessionServices, environment: Environment, credential: UpstreamCredential): Promise<'ok' | 'failed'> {
-  try {
-    const response = await services.upstreamFetch(
-      `${services.upstreams[environment].baseUrl}/v2/auth/sign_out`,
-      { method: 'DELETE', headers: { 'access-token': credential.accessToken, client: credential.client, uid: credential.uid } },
-      { environment, operation: 'signOut' },
-    );
-    await response.body?.cancel().catch(() => undefined);
-    return response.ok || response.status === 404 ? 'ok' : 'failed';
-  } catch {
-    return 'failed';
-  }
+function signOutUpstream(services: SessionServices, environment: Environment, credential: UpstreamCredential): Promise<'ok' | 'failed'> {
+  return services.auth.signOut(services.upstreams[environment], credential);
 }
 
 export const sessionResolvers = {
@@ -95,7 +51,7 @@ export const sessionResolvers = {
     },
   },
   Mutation: {
-    async login(_root: unknown, args: { email: string; password: string; environment?: string | null }, context: ResolverContext) {
+    async login(_root: unknown, args: { email: string; password: string; environment?: string | null }, context: GatewayContext) {
       const services = context.services.sessions;
       const environment = environmentFromEnum(args.environment);
       const email = args.email.trim();
@@ -122,23 +78,15 @@ export const sessionResolvers = {
       await sessionStoreCall(services, () => services.sessions.store.ping());
 
       const target = services.upstreams[environment];
-      const answer = await context.SignIn.Mutation.signIn({
-        root: {},
-        args: { input: { email, password: args.password } },
-        context: { ...context, upstream: target, identity: undefined },
-        selectionSet: SIGN_IN_SELECTION,
-      });
-      // The SDK hands failures back as values; never rethrow them as they are (their path names
-      // the hidden sign-in operation).
-      if (answer instanceof Error) throw findGatewayError(answer) ?? upstreamOutcome(context.request).failure ?? gatewayError('UPSTREAM_ERROR');
-      if (!answer || answer.__typename !== 'SignInSuccess') {
+      // No answer throws the upstream client's error; the call counts as this request's.
+      const signedIn = await services.auth.signIn(target, email, args.password, context.request);
+      if (!signedIn.ok && signedIn.code === 'UNAUTHENTICATED') {
         services.log.loginRefused({ environment, reason: 'invalid-credentials' });
         throw gatewayError('INVALID_CREDENTIALS');
       }
+      if (!signedIn.ok) throw gatewayError(signedIn.code);
       await services.loginLimits.succeeded(attempt);
-      const headers = answer._response?.headers ?? {};
-      const credential: UpstreamCredential | undefined = credentialFromHeaders((name) => header(headers, name));
-      if (!credential) throw gatewayError('UPSTREAM_ERROR');
+      const { credential } = signedIn;
 
       const created = await sessionStoreCall(services, () => services.sessions.create(environment, credential)).catch((error: unknown) => {
         // The credential could not be kept: do not leave it signed in upstream.

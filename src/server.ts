@@ -25,6 +25,7 @@ import { meshLogger } from './observability/mesh-logger';
 import { createParseCaches } from './protection/parse-caches';
 import { traceRequests } from './tracing/server-span';
 import { topologyOf } from './redis';
+import { meshUpstreamAuth } from './upstream/mesh-auth';
 import type { EmbeddedUpstreams } from './embedded-upstreams';
 
 export interface RunningGateway {
@@ -78,6 +79,8 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const logger = createLogger({ level: config.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
   const runtime = await createGatewayRuntime(config, logger);
   const mesh = await getMesh(await meshOptionsFor(runtime));
+  // Sign-in and sign-out upstream (login, logout, service accounts): Mesh's hidden REST operations.
+  runtime.upstreamAuth.connect(meshUpstreamAuth(mesh, runtime.upstreamFetch));
 
   // The fast path forwards operations of the upstream source's own fields (src/fast-path/).
   const upstreamSource = mesh.rawSources.find((source) => source.name === UPSTREAM_SOURCE);

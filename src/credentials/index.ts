@@ -6,12 +6,11 @@ import type { Environment } from '../environment';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
-import type { UpstreamFetch } from '../upstream/fetch';
-import { signInUpstream } from './sign-in';
 import { createMemoryAccountStore, createRedisAccountStore } from './account-store';
 import type { CredentialCipher } from './cipher';
 import { apiKeyVerifier, ServiceAccountCredentials, type ServiceAccount } from './service-accounts';
 import type { UpstreamTarget } from '../upstream/target';
+import type { UpstreamAuth } from './upstream-auth';
 
 export interface ServiceAccounts {
   /** The account an API key names, or undefined (constant time in the key). */
@@ -26,7 +25,8 @@ export interface ServiceAccountsOptions {
   readonly locks: Locks;
   readonly cipher: CredentialCipher;
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
-  readonly upstreamFetch: UpstreamFetch;
+  /** How the accounts sign in upstream (the runtime's handle on Mesh's sign-in). */
+  readonly auth: UpstreamAuth;
   readonly storeHealth: StoreHealth;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
@@ -34,7 +34,7 @@ export interface ServiceAccountsOptions {
 }
 
 export function createServiceAccounts(options: ServiceAccountsOptions): ServiceAccounts {
-  const { config, upstreams, upstreamFetch } = options;
+  const { config, upstreams, auth } = options;
   return {
     verify: apiKeyVerifier(config.serviceAccounts),
     count: config.serviceAccounts.length,
@@ -42,7 +42,7 @@ export function createServiceAccounts(options: ServiceAccountsOptions): ServiceA
       store: options.redis ? createRedisAccountStore(options.redis) : createMemoryAccountStore(options.clock),
       locks: options.locks,
       cipher: options.cipher,
-      signIn: (account) => signInUpstream(upstreamFetch, upstreams[account.environment], account.email, account.password),
+      signIn: (account) => auth.signIn(upstreams[account.environment], account.email, account.password),
       storeHealth: options.storeHealth,
       log: options.log,
       metrics: options.metrics,

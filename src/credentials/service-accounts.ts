@@ -21,7 +21,7 @@ import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
 import type { CredentialBinding, CredentialCipher } from './cipher';
 import { accountKeys, type AccountCredentialStore, type AccountState, type SignInBackoff } from './account-store';
-import type { UpstreamSignIn as SignInOutcome } from './sign-in';
+import type { UpstreamSignIn as SignInOutcome } from './upstream-auth';
 import type { UpstreamCredential } from './types';
 
 export type ServiceAccount = ServiceAccountConfig;

@@ -8,12 +8,13 @@ import type { DefinitionsCache } from '../cache/definitions-cache';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LoginLimits } from '../protection/login-limits';
 import type { BrowserSessionDependencies } from '../session/identity';
-import type { UpstreamFetch } from '../upstream/fetch';
+import type { UpstreamAuth } from '../credentials/upstream-auth';
 
 /** What `login`, `logout` and `session` need. */
 export interface SessionServices extends BrowserSessionDependencies {
   readonly loginLimits: LoginLimits;
-  readonly upstreamFetch: UpstreamFetch;
+  /** Sign-in and sign-out upstream (Mesh's hidden REST operations). */
+  readonly auth: UpstreamAuth;
 }
 
 export interface ResolverServices {

@@ -115,7 +115,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // directives, cost while validating; PDFs per answer before executing). Introspection on the
     // front follows the upstream, which allows it (its schema is public).
     ...useQueryLimits({ introspection: limits.introspection, introspectionAllowed: isDropInRequest, maxQueryBytes: limits.maxQueryBytes }),
-    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, upstreamFetch }, definitions: caches.definitions }),
+    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, auth: runtime.upstreamAuth }, definitions: caches.definitions }),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
     useExecutedOperation(),
     // With tracing, the operation's span starts here (and ends after the audit log, below).

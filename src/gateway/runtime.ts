@@ -17,6 +17,7 @@ import type { CacheStore } from '../cache/store';
 import type { GatewayConfig } from '../config';
 import { createServiceAccounts, type ServiceAccounts } from '../credentials';
 import { createCredentialCipher } from '../credentials/cipher';
+import { connectableUpstreamAuth, type ConnectableUpstreamAuth } from '../credentials/upstream-auth';
 import { createDerivedKeys, type DerivedKeys } from '../derived-keys';
 import { createInternalRequests, type InternalRequests } from '../http/internal-requests';
 import { createVerifiedCredentials, type VerifiedCredentials } from '../drop-in/verified-credentials';
@@ -49,6 +50,8 @@ export interface GatewayRuntime {
   readonly metrics: GatewayMetrics;
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
   readonly upstreamFetch: UpstreamFetch;
+  /** Sign-in and sign-out upstream, for `login`, `logout` and the service accounts; connected to Mesh by the server. */
+  readonly upstreamAuth: ConnectableUpstreamAuth;
   readonly sessions: Sessions;
   /** Reachability of the session store, as requests last saw it. */
   readonly sessionStoreHealth: StoreHealth;
@@ -149,8 +152,9 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   const untracedFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics, resilience });
   // One CLIENT span per call the gateway makes (its retries inside it).
   const upstreamFetch = tracing ? tracedUpstreamFetch(tracing, untracedFetch) : untracedFetch;
+  const upstreamAuth = connectableUpstreamAuth();
   const serviceAccounts = createServiceAccounts({
-    config, cipher, upstreams, upstreamFetch, log, metrics, clock,
+    config, cipher, upstreams, auth: upstreamAuth, log, metrics, clock,
     locks: caches.store,
     storeHealth: sessionStoreHealth,
     ...(redis ? { redis } : {}),
@@ -166,7 +170,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
 
   let closing: Promise<void> | undefined;
   return {
-    config, logger, log, clock, metrics, upstreams, upstreamFetch, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
+    config, logger, log, clock, metrics, upstreams, upstreamFetch, upstreamAuth, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
     keys,
     idempotency: redis ? createRedisIdempotencyStore(redis) : createMemoryIdempotencyStore(clock),
     verifiedCredentials: createVerifiedCredentials(redis, { keys, clock }),

@@ -3,7 +3,8 @@
  * in (and nothing of the client's request), a rotated token kept, and an upstream 401 handled as
  * the identity says (a session ends, a service account signs in again once, the drop-in front
  * passes the upstream's answer on). Both ways of calling the upstream use it: Mesh's delegation
- * (use-credential-broker.ts) and the fast path's forwarding (src/fast-path/).
+ * (use-credential-broker.ts) and the fast path's forwarding (src/fast-path/); so does a `login`'s
+ * sign-in (mesh-auth.ts), with no identity yet, for the request's upstream outcome.
  */
 import { GatewayError } from '../errors';
 import type { RequestIdentity } from '../identity/identity';
@@ -18,7 +19,7 @@ export interface BrokeredCall {
   readonly upstream: UpstreamTarget;
   /** A bounded label (the upstream operation), for logs and metrics. */
   readonly operation: string;
-  /** `safe` when the caller knows the operation is a query (or a sign-in): see UpstreamCall. */
+  /** `safe` when the caller knows the operation is a query or a sign-in: see UpstreamCall. */
   readonly retry?: 'safe';
 }
 

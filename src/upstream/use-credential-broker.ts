@@ -18,11 +18,11 @@ export interface CredentialBrokerOptions {
 const FORWARDED_HEADERS = new Set(['accept', 'content-type']);
 
 /**
- * A call of an executed query, or the sign-in (which `login`, a gateway mutation, makes): safe to
- * repeat. Any call of a mutation, and any call whose operation is not known, is made once.
+ * A call of an executed query: safe to repeat. Any call of a mutation, and any call whose
+ * operation is not known, is made once. (Sign-in and sign-out bring their own fetch: mesh-auth.ts.)
  */
-function safeToRepeat(request: Request, operation: string): boolean {
-  return operation === 'signIn' || executedOf(request)?.operation.operation === OperationTypeNode.QUERY;
+function safeToRepeat(request: Request): boolean {
+  return executedOf(request)?.operation.operation === OperationTypeNode.QUERY;
 }
 
 export function useCredentialBroker({ upstreamFetch }: CredentialBrokerOptions): MeshPlugin<IdentityContext> {
@@ -40,7 +40,7 @@ export function useCredentialBroker({ upstreamFetch }: CredentialBrokerOptions):
         // The identity is read when the call is made: a `login` earlier in the document sets it.
         return brokeredFetch(upstreamFetch, url, { ...init, headers }, {
           request: context.request, identity: context.identity, upstream: context.upstream, operation,
-          ...(safeToRepeat(context.request, operation) ? { retry: 'safe' as const } : {}),
+          ...(safeToRepeat(context.request) ? { retry: 'safe' as const } : {}),
         });
       };
       setFetchFn(brokered);

@@ -148,6 +148,16 @@ describe('emulator sign-out', () => {
     expect(await again.json()).toEqual({ success: false, errors: ['User was not found or was not logged in.'] });
   });
 
+  it('matches the JSON schemas of sources/sign-in for a sign-out and an unknown credential\'s', async () => {
+    const ajv = new Ajv({ strict: false });
+    const credential = await signIn(ctx.url);
+    const out = await fetch(`${ctx.url}/v2/auth/sign_out`, { method: 'DELETE', headers: { ...credential } });
+    const again = await fetch(`${ctx.url}/v2/auth/sign_out`, { method: 'DELETE', headers: { ...credential } });
+    expect(ajv.validate(schemaOf('sign-out.json'), await out.json())).toBe(true);
+    expect(ajv.validate(schemaOf('sign-out-error.json'), await again.json())).toBe(true);
+    expect(ajv.validate(schemaOf('sign-out.json'), { success: false })).toBe(false);
+  });
+
   it('accepts the credential in the JSON body, as the upstream JavaScript tutorial sends it', async () => {
     const credential = await signIn(ctx.url);
     const out = await fetch(`${ctx.url}/v2/auth/sign_out`, {

@@ -11,6 +11,7 @@ import { createServiceAccounts, type ServiceAccounts } from '../../src/credentia
 import { createCredentialCipher } from '../../src/credentials/cipher';
 import type { ServiceAccount } from '../../src/credentials/service-accounts';
 import type { UpstreamCredential } from '../../src/credentials/types';
+import type { UpstreamAuth } from '../../src/credentials/upstream-auth';
 import { beginDropIn } from '../../src/drop-in/state';
 import { createDerivedKeys } from '../../src/derived-keys';
 import type { Environment } from '../../src/environment';
@@ -28,6 +29,7 @@ import { upstreamTarget, type UpstreamTarget } from '../../src/upstream/target';
 /** Keys derived from a random CREDENTIAL_KEY, for specs that build the front's parts themselves. */
 export const specKeys = createDerivedKeys(randomBytes(32));
 import { capturedLog } from './captured-log';
+import { specUpstreamAuth } from './mesh-auth';
 
 export const specUpstreams = { sandbox: upstreamTarget('sandbox', 'http://sandbox.test'), production: upstreamTarget('production', 'http://production.test') };
 
@@ -67,18 +69,19 @@ export function frontState(verified?: UpstreamCredential): Plugin {
 
 /**
  * Service accounts as the runtime builds them (memory account store, memory locks), signing in
- * over HTTP at `upstreams` (never called while no account's key is presented).
+ * through Mesh's sign-in source over HTTP at `upstreams` (never called while no account's key is
+ * presented).
  */
 export function serviceAccountsFor(
   accounts: readonly ServiceAccount[],
-  { log, metrics, upstreams = specUpstreams }: { log: LogEvents; metrics: GatewayMetrics; upstreams?: Readonly<Record<Environment, UpstreamTarget>> },
+  { log, metrics, upstreams = specUpstreams, auth }: { log: LogEvents; metrics: GatewayMetrics; upstreams?: Readonly<Record<Environment, UpstreamTarget>>; auth?: UpstreamAuth },
 ): ServiceAccounts {
   return createServiceAccounts({
     config: { ...loadConfig({}), serviceAccounts: accounts },
     locks: createMemoryCacheStore(),
     cipher: createCredentialCipher(randomBytes(32)),
     upstreams,
-    upstreamFetch: createUpstreamFetch({ timeoutMs: 2_000, log, metrics }),
+    auth: auth ?? specUpstreamAuth(createUpstreamFetch({ timeoutMs: 2_000, log, metrics })),
     storeHealth: createStoreHealth('sessions', log),
     log,
     metrics,
