@@ -13,3 +13,11 @@ export function environmentFromEnum(value: unknown): Environment {
 export function environmentToEnum(environment: Environment): 'SANDBOX' | 'PRODUCTION' {
   return environment === 'production' ? 'PRODUCTION' : 'SANDBOX';
 }
+
+/**
+ * The environment `X-Upstream-Environment` names: production only when it says so, the sandbox
+ * otherwise (a request that names none must never reach production by accident).
+ */
+export function environmentNamed(header: string | null): Environment {
+  return header?.trim().toLowerCase() === 'production' ? 'production' : 'sandbox';
+}

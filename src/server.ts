@@ -1,19 +1,24 @@
 /**
  * Builds and starts one gateway: the runtime (gateway/runtime.ts), the Mesh schema from the
- * `mesh build` artifacts with the gateway's plugins (gateway/plugins.ts), and a Yoga server over
- * Node's http. Nothing is global: a process may run several (tests do). `src/main.ts` is the CLI.
+ * `mesh build` artifacts, and two Yoga servers over one Node http server, one per product: the
+ * gateway's `/graphql` and HTTP routes (gateway/plugins.ts) and the drop-in front
+ * (gateway/front-plugins.ts), chosen by the request's path at the edge. Nothing is global: a
+ * process may run several (tests do). `src/main.ts` is the CLI.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { GetMeshOptions } from '@graphql-mesh/runtime';
 import { getMesh } from '@graphql-mesh/runtime';
-import { createYoga, useSchema } from 'graphql-yoga';
+import type { GraphQLSchema } from 'graphql';
+import { createYoga, useSchema, type Plugin } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
 import type { GatewayConfig } from './config';
+import { isFrontPath } from './drop-in/front-paths';
 import { frontSchemaOf } from './drop-in/front-schema';
-import { isDropInRequest } from './drop-in/state';
+import { frontPlugins } from './gateway/front-plugins';
 import { gatewayPlugins } from './gateway/plugins';
+import { upstreamCallPlugins } from './gateway/upstream-call-plugins';
 import { publicSchema } from './gateway/public-schema';
 import { drainable, type DrainOptions } from './gateway/drain';
 import { createGatewayRuntime, type GatewayRuntime } from './gateway/runtime';
@@ -62,7 +67,7 @@ async function loadMeshArtifacts(): Promise<MeshArtifacts> {
   }
 }
 
-/** Mesh's options from the build, with this gateway's logger and plugins. */
+/** Mesh's options from the build, with this gateway's logger and the plugins on its upstream calls. */
 async function meshOptionsFor(runtime: GatewayRuntime): Promise<GetMeshOptions> {
   const options = await (await loadMeshArtifacts()).getMeshOptions();
   options.logger = meshLogger(runtime.logger);
@@ -71,8 +76,20 @@ async function meshOptionsFor(runtime: GatewayRuntime): Promise<GetMeshOptions> 
     const handler = source.handler as unknown as { logger?: unknown };
     if ('logger' in handler) handler.logger = meshLogger(runtime.logger, `mesh.${source.name}`);
   }
-  options.additionalEnvelopPlugins = [...(options.additionalEnvelopPlugins ?? []), ...gatewayPlugins(runtime)];
+  // Mesh takes its fetch hooks from these alone; each product's own plugins go to its Yoga (below).
+  options.additionalEnvelopPlugins = [...(options.additionalEnvelopPlugins ?? []), ...upstreamCallPlugins(runtime)];
   return options;
+}
+
+/**
+ * The edge's one decision: a request on one of the drop-in front's paths goes to the front's
+ * pipeline, any other to the gateway's. The path is read as Yoga reads it (the request target
+ * appended to an origin, then normalised); each pipeline 404s the other's paths, so no request
+ * runs through the wrong one even where the two readings could differ.
+ */
+function byProduct(front: RequestListener, gateway: RequestListener): RequestListener {
+  const pathOf = (request: IncomingMessage) => new URL(`http://gateway${request.url || '/graphql'}`).pathname;
+  return (request, response) => (isFrontPath(pathOf(request)) ? front : gateway)(request, response);
 }
 
 export async function startGateway(config: GatewayConfig, options: { readonly logDestination?: DestinationStream } = {}): Promise<RunningGateway> {
@@ -89,35 +106,43 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   runtime.plans.precompile([...config.trustedDocuments.documents.values()].map((entry) => entry.document));
 
   const schema = publicSchema(mesh.schema);
-  const frontSchema = frontSchemaOf(schema);
-  const yoga = createYoga({
-    // Mesh's plugins (schema, execution, and the gateway's), then the public schema; the drop-in
-    // front's requests get the upstream's schema (src/drop-in/front-schema.ts).
-    plugins: [...mesh.plugins, useSchema(({ request }) => (isDropInRequest(request) ? frontSchema : schema))],
+  // Parsed documents and parse errors bounded in (estimated) bytes, not only in count, and shared:
+  // the bound holds for the process, whichever product parsed them.
+  const parserAndValidationCache = createParseCaches();
+  // Mesh's plugins (schema, execution, the in-context SDK, its upstream calls), one product's
+  // plugins, then the schema that product serves. Mesh's plugins hold no per-server state: both
+  // servers share them (its in-context SDK is built once, for the first request of either).
+  const serve = (plugins: Plugin[], served: GraphQLSchema) => createYoga({
+    plugins: [...mesh.plugins, ...plugins, useSchema(served)],
+    // The same endpoint for both: Yoga's own route check (after the plugins) then sees a front path
+    // as it sees `/graphql`; each product's useRoutes decides which paths it serves.
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/__yoga_health',
     landingPage: false,
     maskedErrors: false,
     batching: false,
-    // Parsed documents and parse errors bounded in (estimated) bytes, not only in count.
-    parserAndValidationCache: createParseCaches(),
+    parserAndValidationCache,
     // bodyLimit (below) already refused a body over the limit before Yoga sees the request: a
     // chunked one counted as it arrived, one with Content-Length by that (Node's parser never reads
     // past it). Yoga's own check would pipe every body through a TransformStream, for nothing.
     maxRequestBodySize: false,
     logging: meshLogger(logger, 'yoga'),
-    // ALLOWED_ORIGINS only, with credentials, on /graphql only (src/http/cors.ts).
+    // ALLOWED_ORIGINS only, with credentials, on /graphql only (src/http/cors.ts): the front's
+    // paths get no CORS headers.
     cors: corsFor(config.allowedOrigins),
     // Yoga's GraphiQL loads from a CDN: the gateway serves its own, outside production
     // (src/observability/graphiql, in the plugin list).
     graphiql: false,
   });
+  const yoga = serve(gatewayPlugins(runtime) as Plugin[], schema);
+  // The drop-in front serves the upstream's schema (src/drop-in/front-schema.ts).
+  const front = serve(frontPlugins(runtime) as Plugin[], frontSchemaOf(schema));
 
-  // The PDF download's read goes through this whole pipeline, request hooks included.
+  // The PDF download's read goes through the gateway's whole pipeline, request hooks included.
   runtime.internalRequests.connect((request, serverContext) => yoga.handleRequest(request, serverContext));
 
   // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.
-  const edged = edge(config, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, yoga.requestListener));
+  const edged = edge(config, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, byProduct(front.requestListener, yoga.requestListener)));
   // With tracing, each request's SERVER span around all of it (src/tracing/).
   const listener = runtime.tracing ? traceRequests(runtime.tracing, edged) : edged;
   const server: Server = createServer(

@@ -9,7 +9,7 @@
  * client that says both means one of them by mistake, and guessing wrong would file in production
  * what was meant as a sandbox test (or the reverse).
  */
-import { ENVIRONMENTS, type Environment } from '../environment';
+import { environmentNamed, ENVIRONMENTS, type Environment } from '../environment';
 
 export type FrontEndpoint = 'signIn' | 'signOut' | 'graphql';
 
@@ -41,6 +41,14 @@ for (const [endpoint, upstreamPath] of Object.entries(UPSTREAM_PATHS) as [FrontE
 /** Every path the front's GraphQL is served on: `/v2/graphql`, `/sandbox/v2/graphql`, `/production/v2/graphql`. */
 export const FRONT_GRAPHQL_PATHS: readonly string[] = [...ROUTES.entries()].filter(([, route]) => route.endpoint === 'graphql').map(([path]) => path);
 
+/**
+ * Whether a path is the front's: the edge's one question (src/server.ts), which sends the request
+ * to the front's own pipeline. Nothing past the edge asks it.
+ */
+export function isFrontPath(pathname: string): boolean {
+  return ROUTES.has(pathname);
+}
+
 export function frontRoute(pathname: string): FrontRoute | undefined {
   return ROUTES.get(pathname);
 }
@@ -54,7 +62,7 @@ export function isFrontGraphqlPath(pathname: string): boolean {
  * (production only when it says so). A header that contradicts the prefix gives `conflict`.
  */
 export function frontEnvironment(route: Pick<FrontRoute, 'prefix'> | undefined, header: string | null): Environment | 'conflict' {
+  if (route?.prefix === undefined) return environmentNamed(header);
   const named = header?.trim().toLowerCase();
-  if (route?.prefix === undefined) return named === 'production' ? 'production' : 'sandbox';
   return !named || named === route.prefix ? route.prefix : 'conflict';
 }

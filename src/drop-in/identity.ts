@@ -29,8 +29,7 @@ const MAX_UID = 254;
 
 /**
  * The upstream a front request acts on (the path's prefix, else `X-Upstream-Environment`), the
- * sandbox by default, and for every request that is not the front's. A prefix contradicted by the
- * header was refused before (useDropInFront).
+ * sandbox by default. A prefix contradicted by the header was refused before (useDropInFront).
  */
 export function frontTarget(upstreams: DropInDependencies['upstreams'], request: Request): UpstreamTarget {
   const environment = frontEnvironment(frontRoute(pathnameOf(request.url)), request.headers.get('x-upstream-environment'));

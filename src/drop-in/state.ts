@@ -34,8 +34,3 @@ export function beginDropIn(request: Request): DropInState {
 export function dropInStateOf(request: Request): DropInState | undefined {
   return states.get(request);
 }
-
-/** Whether a request came through the drop-in front (its GraphQL, sign-in or sign-out). */
-export function isDropInRequest(request: Request): boolean {
-  return states.has(request);
-}

@@ -8,7 +8,6 @@ import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from './';
 import { QUERY_LIMIT_MESSAGE } from '../protection/use-query-limits';
-import { isDropInRequest } from '../drop-in/state';
 import { executedOf } from '../gateway/executed';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -34,16 +33,6 @@ function innermostError(error: Error): Error {
     current = next;
   }
   return current;
-}
-
-/**
- * On the drop-in front, documents the upstream's GraphQL server refuses (parse and validation
- * errors) are answered with status 200, as the upstream answers them.
- */
-function asUpstreamWould(error: GraphQLError): GraphQLError {
-  const code = error.extensions.code;
-  if (code !== 'GRAPHQL_PARSE_FAILED' && code !== 'GRAPHQL_VALIDATION_FAILED') return error;
-  return clientError(code, error.message, error.path, undefined, 200);
 }
 
 export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
@@ -102,7 +91,7 @@ export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
     if (!result.errors?.length) return result;
     const errors = result.errors.map((error) => mapError(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message), { originalError: error as Error }), request));
     for (const error of errors) metrics.graphqlError(String(error.extensions.code));
-    return { ...result, errors: isDropInRequest(request) ? errors.map(asUpstreamWould) : errors };
+    return { ...result, errors };
   };
 
   return {

@@ -1,19 +1,15 @@
 /**
- * The gateway's plugins, in order, each given only what it uses: the runtime is unpacked here once.
- * The order is the pipeline: HTTP routes answered before any GraphQL work, then the drop-in front,
- * limits, who the request acts as, caches, the upstream calls, and the last word on errors.
+ * The plugins of the gateway's own product (`/graphql` and the HTTP routes), in order, each given
+ * only what it uses: the runtime is unpacked here once. The order is the pipeline: HTTP routes
+ * answered before any GraphQL work, then limits, who the request acts as, caches, and the last
+ * word on errors. The drop-in front has its own list (front-plugins.ts); the plugins on Mesh's
+ * upstream calls are Mesh's (upstream-call-plugins.ts).
  */
-import type { MeshPlugin } from '@graphql-mesh/types';
 import type { Plugin } from 'graphql-yoga';
 import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
-import { usePdfCache } from '../cache/use-pdf-cache';
 import { useReadCache } from '../cache/use-read-cache';
 import { serviceAccountStrategy } from '../credentials/identity';
-import { FRONT_GRAPHQL_PATHS } from '../drop-in/front-paths';
-import { dropInStrategy, frontTarget } from '../drop-in/identity';
-import { isDropInRequest } from '../drop-in/state';
-import { useDropInFront } from '../drop-in/use-drop-in-front';
 import { useTrustedDocuments } from '../documents/use-trusted-documents';
 import { useFastPath } from '../fast-path/use-fast-path';
 import { useErrorMapping } from '../errors/use-error-mapping';
@@ -36,31 +32,22 @@ import { useQueryLimits } from '../protection/use-query-limits';
 import { useRateLimits } from '../protection/use-rate-limits';
 import { browserSessionStrategy } from '../session/identity';
 import { useSessionCookies } from '../session/cookie-jar';
+import { environmentNamed } from '../environment';
 import { useCsrf } from '../session/use-csrf';
-import { useCredentialBroker } from '../upstream/use-credential-broker';
 import { useOperationSpans } from '../tracing/use-operation-spans';
-import type { GatewayContext, ResolverServices } from './context';
+import type { GatewayContext } from './context';
 import { useExecutedOperation } from './executed';
 import type { GatewayRuntime } from './runtime';
+import { useResolverServices } from './use-resolver-services';
 
-/** Puts what the gateway's own resolvers use in the context. */
-function useResolverServices(services: ResolverServices): Plugin<GatewayContext> {
-  return {
-    onContextBuilding({ extendContext }) {
-      extendContext({ services });
-    },
-  };
-}
-
-export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayContext>[] {
-  const { config, log, metrics, clock, upstreams, upstreamFetch, sessions, caches, rateLimits, loginLimits } = runtime;
+export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] {
+  const { config, log, metrics, clock, upstreams, sessions, caches, rateLimits, loginLimits } = runtime;
   const { limits, cache } = config;
   const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams };
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
-  // Who a request acts as, in this order: the drop-in front's credential, the session cookie, an API key.
+  // Who a request acts as, in this order: the session cookie, an API key.
   const identities = [
-    dropInStrategy({ upstreams, verified: runtime.verifiedCredentials, keys: runtime.keys, clock }),
     browserSessionStrategy(sessionDependencies),
     serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
   ];
@@ -68,7 +55,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
   // GraphQL requests the gateway builds itself (the PDF download's read), exempt from the checks
   // only a client's own request needs.
   const internal = runtime.internalRequests;
-  const clientRequestsOnly = (request: Request) => isDropInRequest(request) || internal.has(request);
+  const isInternal = (request: Request) => internal.has(request);
   // Mutations with an Idempotency-Key run at most once per identity and key (src/idempotency/).
   const idempotency = useIdempotency({
     store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
@@ -93,28 +80,23 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // Every request from here on: the access log line, and the session cookie's Set-Cookie headers.
     useAccessLog({ log, clock }),
     useSessionCookies(),
-    // The drop-in front ([/sandbox|/production]/v2/...): sign-in, sign-out and GraphQL without a
-    // verified credential passed through; its GraphQL answers get the upstream's credential
-    // headers (or refusal) on the way out.
-    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock }),
     // GET /statements/{otxId}/pdf: the `pdf` field read through this same pipeline, as a file.
     usePdfDownloads({ internal, allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, log }),
-    // Every other path but /graphql and the front's GraphQL paths is 404; POST bodies must be JSON (415 otherwise).
-    useRoutes({ graphqlPaths: ['/graphql', ...FRONT_GRAPHQL_PATHS] }),
+    // Every other path but /graphql is 404; POST bodies must be JSON (415 otherwise).
+    useRoutes({ graphqlPaths: ['/graphql'] }),
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules(),
     // Trusted documents: a documentId or APQ hash names a document of TRUSTED_DOCUMENTS_FILE, parsed
     // at start; with TRUSTED_DOCUMENTS_ONLY, browser sessions and anonymous callers send nothing
-    // else, refused before their text is parsed. The drop-in front's requests are the upstream's.
+    // else, refused before their text is parsed.
     useTrustedDocuments({
       documents: config.trustedDocuments.documents,
       ...(config.trustedDocuments.only ? { queryTextRefusal: queryTextRefusal(identities) } : {}),
-      exempt: clientRequestsOnly,
+      exempt: isInternal,
     }),
     // Query limits (text length before parsing; tokens while parsing; depth, aliases,
-    // directives, cost while validating; PDFs per answer before executing). Introspection on the
-    // front follows the upstream, which allows it (its schema is public).
-    ...useQueryLimits({ introspection: limits.introspection, introspectionAllowed: isDropInRequest, maxQueryBytes: limits.maxQueryBytes }),
+    // directives, cost while validating; PDFs per answer before executing).
+    ...useQueryLimits({ introspection: limits.introspection, maxQueryBytes: limits.maxQueryBytes }),
     useResolverServices({ sessions: { ...sessionDependencies, loginLimits, auth: runtime.upstreamAuth }, definitions: caches.definitions }),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
     useExecutedOperation(),
@@ -122,12 +104,13 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     ...(operationSpans ? [operationSpans.start] : []),
     // Cookie requests and logins pass the CSRF/origin check before anything acts for a browser (the
     // PDF download checked its Origin itself: a link sends no X-CSRF).
-    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: clientRequestsOnly }),
-    // Who the request acts as (the strategies above, in their order).
+    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: isInternal }),
+    // Who the request acts as (the strategies above, in their order). An anonymous request's calls
+    // (confirmRegistration) go to the sandbox, or where X-Upstream-Environment says.
     useIdentity({
       strategies: identities,
       production: config.production,
-      defaultUpstream: (request) => frontTarget(upstreams, request),
+      defaultUpstream: (request) => upstreams[environmentNamed(request.headers.get('x-upstream-environment'))],
     }),
     // Rate limits: root fields per identity; root fields per address without one (login has its
     // own limits, in its resolver and the front's sign-in).
@@ -145,15 +128,11 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // delegation. Before the read cache, whose lookup wraps it.
     ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder })] : []),
     useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock }),
-    // Upstream calls: the identity's credential in, rotated tokens kept, a 401 as the identity says.
-    useCredentialBroker({ upstreamFetch }),
-    // Around the brokered call: PDFs per identity and statement from the PDF cache.
-    usePdfCache({ store: caches.store, rewriter: caches.pdfRewriter, metrics, ttlMs: cache.pdfTtlMs, maxPdfBytes: cache.pdfMaxBytes }),
     // Last: every error the client sees gets a contract code and a safe message.
     useErrorMapping({ log, metrics }),
     // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
     useAuditLog({ log, cookieSecure: config.cookieSecure }),
     ...(operationSpans ? [operationSpans.finish] : []),
   ] as Plugin<GatewayContext>[];
-  return plugins as MeshPlugin<GatewayContext>[];
+  return plugins;
 }

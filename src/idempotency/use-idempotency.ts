@@ -15,7 +15,6 @@
 import { OperationTypeNode, print } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { DerivedKeys } from '../derived-keys';
-import { isDropInRequest } from '../drop-in/state';
 import { gatewayError, type GatewayError } from '../errors';
 import { executedOf } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
@@ -75,7 +74,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue;
       const { request, identity } = context;
-      if (!request.headers.has('idempotency-key') || isDropInRequest(request)) return;
+      if (!request.headers.has('idempotency-key')) return;
       const executed = executedOf(request);
       if (executed?.operation.operation !== OperationTypeNode.MUTATION) return;
       if (executed.fields.some((field) => GATEWAY_MUTATIONS.has(field.name.value))) return;

@@ -5,17 +5,15 @@
  * through the drop-in front. It says who (the identity's kind, uid or account, environment, a
  * short hash of the session), from where (client address; the request id comes with every line),
  * what (root fields, how many statements the arguments name) and how it ended (`ok` or the error
- * code, and the status). A mutation the drop-in front passes to the upstream without running it
- * (its credential not verified yet) is written too, from what the front read of its document,
- * naming the uid only when the upstream's answer authenticated it. It never holds an argument's value but the login's e-mail: no password,
- * credential, cookie, TIN or PDF.
+ * code, and the status). Answers a pipeline gives without a GraphQL result (the drop-in front's
+ * sign-in, sign-out and passed-through mutations) are described by that pipeline (`answered`). It
+ * never holds an argument's value but the login's e-mail: no password, credential, cookie, TIN or PDF.
  *
  * Placed after the error mapping, so it reads the codes the client gets; the line is written when
  * the answer leaves (onResponse), with its status.
  */
 import { OperationTypeNode, valueFromASTUntyped, type FieldNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { dropInStateOf } from '../drop-in/state';
 import { environmentFromEnum } from '../environment';
 import { executedOf } from '../gateway/executed';
 import type { RequestIdentity } from '../identity/identity';
@@ -25,28 +23,33 @@ import { sessionCookieOf } from '../session/cookie';
 import { sessionAuditId, sessionKey } from '../session/sessions';
 import type { AuditFields, LogEvents } from './log-events';
 
+/** An audit line before its status, path and client address, which the answer gives. */
+export type AuditEntry = Omit<AuditFields, 'status' | 'path' | 'clientAddress'>;
+
 export interface AuditLogOptions {
   readonly log: LogEvents;
   /** Which session cookie name to read (COOKIE_SECURE). */
   readonly cookieSecure: boolean;
+  /** Whether a cookie can name the caller: not where callers bring their own credential. Default true. */
+  readonly sessionCookies?: boolean;
+  /** The line of an answer given without a GraphQL result that should be audited, if any. */
+  readonly answered?: (request: Request, response: Response, url: URL) => AuditEntry | undefined;
 }
 
 /** Codes that mean "not allowed": audited whatever the operation. */
 const REFUSALS = ['RATE_LIMITED', 'CSRF_CHECK_FAILED', 'INVALID_CREDENTIALS', 'UNAUTHENTICATED'];
 /** Arguments that name statements: the statements themselves, or their ids. */
 const STATEMENT_ARGUMENTS = new Set(['statements', 'otxIds', 'uploaderIds']);
-const FRONT_AUTH = /\/v2\/auth\/(sign_in|sign_out)$/;
 const MAX_UID = 254;
 
 type Who = Pick<AuditFields, 'actor' | 'uid' | 'account' | 'environment' | 'session'>;
-type Pending = Omit<AuditFields, 'status' | 'path' | 'clientAddress'>;
 
 function who(identity: RequestIdentity | undefined): Who {
   return identity ? identity.description : { actor: 'anonymous' };
 }
 
 /** An attempted account name, if it looks like an e-mail: never a password typed into the wrong field. */
-function asEmail(value: unknown): string | undefined {
+export function asEmail(value: unknown): string | undefined {
   return typeof value === 'string' && value.length <= MAX_UID && /^[^@\s]+@[^@\s]+$/.test(value) ? value : undefined;
 }
 
@@ -61,7 +64,7 @@ function loginAttempt(field: FieldNode, variables: Record<string, unknown>): Pic
 }
 
 /** Per root field, the longest statement list among its arguments; summed over the fields. */
-function statementCount(fields: readonly FieldNode[], variables: Record<string, unknown>): number {
+export function statementCount(fields: readonly FieldNode[], variables: Record<string, unknown>): number {
   let total = 0;
   for (const field of fields) {
     let most = 0;
@@ -75,17 +78,16 @@ function statementCount(fields: readonly FieldNode[], variables: Record<string, 
   return total;
 }
 
-/** The environment a drop-in front request acted in: its path's prefix, else X-Upstream-Environment. */
-function frontEnvironmentOf(url: URL, request: Request): 'production' | 'sandbox' {
-  const production = url.pathname.startsWith('/production/') || request.headers.get('x-upstream-environment')?.trim().toLowerCase() === 'production';
-  return production ? 'production' : 'sandbox';
-}
-
 /** The outcome of an answer the gateway did not build from a GraphQL result. */
-function httpOutcome(status: number, unauthorized: string): string {
+export function httpOutcome(status: number, unauthorized: string): string {
   if (status === 401) return unauthorized;
   if (status === 429) return 'RATE_LIMITED';
   return status >= 400 ? `HTTP_${status}` : 'ok';
+}
+
+/** Any other 401, 403 or 429 answer (such as /metrics without its token). */
+function refusedAnswer(status: number): AuditEntry | undefined {
+  return [401, 403, 429].includes(status) ? { action: 'refused', outcome: httpOutcome(status, 'UNAUTHENTICATED'), actor: 'anonymous' } : undefined;
 }
 
 function codesOf(result: unknown): string[] {
@@ -96,12 +98,12 @@ function codesOf(result: unknown): string[] {
   });
 }
 
-export function useAuditLog({ log, cookieSecure }: AuditLogOptions): Plugin<IdentityContext> {
+export function useAuditLog({ log, cookieSecure, sessionCookies = true, answered }: AuditLogOptions): Plugin<IdentityContext> {
   const variablesOf = new WeakMap<Request, Record<string, unknown>>();
   const contexts = new WeakMap<Request, IdentityContext>();
   /** The identity as execution began (logout removes it from the context). */
   const before = new WeakMap<Request, RequestIdentity>();
-  const pending = new WeakMap<Request, Pending>();
+  const pending = new WeakMap<Request, AuditEntry>();
 
   return {
     onParams({ params, request }) {
@@ -133,8 +135,7 @@ export function useAuditLog({ log, cookieSecure }: AuditLogOptions): Plugin<Iden
       const action = login ? 'login' : names.includes('logout') ? 'logout' : mutation ? 'mutation' : 'refused';
       // A login acts as the session it created; a failed one names the account it tried.
       const identity = context.identity ?? before.get(request);
-      // The drop-in front's requests act with their own credential: a cookie there means nothing.
-      const cookieId = dropInStateOf(request) ? undefined : sessionCookieOf(request, cookieSecure);
+      const cookieId = sessionCookies ? sessionCookieOf(request, cookieSecure) : undefined;
       const actor = login && (!context.identity || codes.length)
         ? { actor: 'anonymous', ...loginAttempt(login, variables) }
         : !identity && cookieId !== undefined
@@ -151,38 +152,7 @@ export function useAuditLog({ log, cookieSecure }: AuditLogOptions): Plugin<Iden
 
     onResponse({ request, response }) {
       const url = new URL(request.url);
-      let entry = pending.get(request);
-      const front = FRONT_AUTH.exec(url.pathname)?.[1];
-      if (!entry && front) {
-        // The drop-in front's own sign-in and sign-out: the upstream's answer names the account.
-        // A refused sign-in names the account it tried, as a refused login does (an e-mail only).
-        const uid = response.headers.get('uid') ?? (front === 'sign_in' ? asEmail(dropInStateOf(request)?.signInEmail) : undefined);
-        entry = {
-          action: front === 'sign_in' ? 'front.sign-in' : 'front.sign-out',
-          outcome: response.ok ? 'ok' : httpOutcome(response.status, front === 'sign_in' ? 'INVALID_CREDENTIALS' : 'UNAUTHENTICATED'),
-          actor: 'drop-in',
-          ...(uid ? { uid: uid.slice(0, MAX_UID) } : {}),
-          environment: frontEnvironmentOf(url, request),
-        };
-      }
-      const passed = dropInStateOf(request);
-      if (!entry && passed?.passedMutation) {
-        // Passed through (or refused by the front): the upstream's answer names the uid it authenticated.
-        const { fields, variables } = passed.passedMutation;
-        const uid = response.headers.get('uid');
-        entry = {
-          action: 'mutation',
-          outcome: passed.refusedWith ?? httpOutcome(response.status, 'UNAUTHENTICATED'),
-          actor: 'drop-in',
-          ...(uid ? { uid: uid.slice(0, MAX_UID) } : {}),
-          environment: frontEnvironmentOf(url, request),
-          fields: [...new Set(fields.map((field) => field.name.value))],
-          statements: statementCount(fields, variables),
-        };
-      }
-      if (!entry && [401, 403, 429].includes(response.status)) {
-        entry = { action: 'refused', outcome: httpOutcome(response.status, 'UNAUTHENTICATED'), actor: 'anonymous' };
-      }
+      const entry = pending.get(request) ?? answered?.(request, response, url) ?? refusedAnswer(response.status);
       if (!entry) return;
       const address = clientAddressOf(request);
       log.audit({ ...entry, status: response.status, path: url.pathname, clientAddress: address });

@@ -8,7 +8,6 @@ import { createSchema, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MESSAGES, gatewayError } from '../../src/errors';
 import { useErrorMapping } from '../../src/errors/use-error-mapping';
-import { beginDropIn } from '../../src/drop-in/state';
 import { createMetrics } from '../../src/observability/metrics';
 import { capturedLog } from '../support/captured-log';
 import { parseMetrics } from '../support/metrics';
@@ -26,9 +25,6 @@ const schema = createSchema({
     },
   },
 });
-
-/** As useDropInFront marks the requests on the front's paths. */
-const dropInRequest: Plugin = { onRequest: ({ request }) => void beginDropIn(request) };
 
 function mapped(extra: Plugin[] = []) {
   const captured = capturedLog();
@@ -93,11 +89,5 @@ describe('useErrorMapping', () => {
       expect(answer.body.errors).toEqual([{ message: DEFAULT_MESSAGES[code], extensions: { code } }]);
       expect((await errorsByCode()).sum('statement_gateway_graphql_errors_total', { code })).toBe(1);
     }
-  });
-
-  it('answers parse and validation errors on the drop-in front with 200, as the upstream does', async () => {
-    const answer = await mapped([dropInRequest]).server.graphql('{ nope }');
-    expect(answer.status).toBe(200);
-    expect(answer.codes).toEqual(['GRAPHQL_VALIDATION_FAILED']);
   });
 });

@@ -112,6 +112,20 @@ describe('anonymous calls', () => {
     expect((await browser.login('new-user@example.com', 'a-long-enough-password-123')).codes).toEqual([]);
   });
 
+  it('confirmRegistration goes to the environment X-Upstream-Environment names, the sandbox without it', async () => {
+    const created = await control<{ confirmationToken: string }>(production.url, 'POST', '/__emulator/accounts', { email: 'new-production-user@example.com' });
+    const confirm = 'mutation($t: String!, $p: String!) { confirmRegistration(confirmationToken: $t, password: $p) { message errors } }';
+    const variables = { t: created.body.confirmationToken, p: 'a-long-enough-password-123' };
+    const browser = new Browser(gateway.current.url);
+    expect((await browser.graphql(confirm, variables, { csrf: false })).body.data?.confirmRegistration.errors).not.toEqual([]);
+    expect(proxies.sandbox?.exchanges.length).toBeGreaterThan(0);
+    expect(proxies.production?.exchanges).toEqual([]);
+    const answer = await browser.graphql(confirm, variables, { csrf: false, headers: { 'x-upstream-environment': 'production' } });
+    expect(answer.codes).toEqual([]);
+    expect(answer.body.data?.confirmRegistration.errors).toEqual([]);
+    expect(proxies.production?.exchanges.length).toBeGreaterThan(0);
+  });
+
   it('session is null without a cookie', async () => {
     const answer = await new Browser(gateway.current.url).graphql('{ session { uid } }', undefined, { csrf: false });
     expect(answer.body).toEqual({ data: { session: null } });

@@ -1,6 +1,7 @@
 /**
- * useIdentity, in process, with the gateway's three strategies in their order (the drop-in front's
- * credential, the session cookie over a session store, an API key) behind the executed operation,
+ * useIdentity, in process, with all three strategies in one list (the drop-in front's credential,
+ * the session cookie over a session store, an API key; each product's pipeline has its own, shorter
+ * list) behind the executed operation,
  * and useSessionCookies and error mapping as in the gateway: which strategy decides, what an
  * anonymous caller may run, refusals, an unknown or ended cookie, an unreachable session store, and
  * what the context gets.

@@ -1,18 +1,16 @@
 /**
  * useCsrf, in process, behind the executed operation and before error mapping as in the gateway,
- * exempting the drop-in front's requests with the gateway's own rule (isDropInRequest): which
+ * exempting the requests its `exempt` rule names (the gateway's: the requests it builds itself): which
  * requests need the CSRF/origin check (those with the session cookie, and every `login`), the
  * refusal the client gets, and the log line. csrf.test.ts covers the check itself.
  */
 import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { isDropInRequest } from '../../src/drop-in/state';
 import { useErrorMapping } from '../../src/errors/use-error-mapping';
 import { useExecutedOperation } from '../../src/gateway/executed';
 import { createMetrics } from '../../src/observability/metrics';
 import { useCsrf } from '../../src/session/use-csrf';
 import { capturedLog } from '../support/captured-log';
-import { frontState } from '../support/identities';
 import { yogaWith } from '../support/yoga';
 
 const ALLOWED = 'https://app.example.com';
@@ -27,9 +25,8 @@ function pipeline(options: { cookieSecure?: boolean } = {}) {
     resolvers: { Query: { hello: () => (ran.push('hello'), 'world') }, Mutation: { login: () => (ran.push('login'), 'ok') } },
   });
   const server = yogaWith([
-    frontState(),
     useExecutedOperation(),
-    useCsrf({ allowedOrigins: [ALLOWED], trustProxy: 0, cookieSecure: options.cookieSecure ?? false, log, exempt: isDropInRequest }),
+    useCsrf({ allowedOrigins: [ALLOWED], trustProxy: 0, cookieSecure: options.cookieSecure ?? false, log, exempt: (request) => request.headers.has('x-spec-exempt') }),
     useErrorMapping({ log, metrics: createMetrics({ processMetrics: false }) }),
   ], { schema });
   return { server, ran, refusals: () => captured.events('request.csrf-refused') };
@@ -85,11 +82,11 @@ describe('useCsrf', () => {
     expect((await secure.graphql('{ hello }', { headers: { cookie: `__Host-${COOKIE}` } })).codes).toEqual(['CSRF_CHECK_FAILED']);
   });
 
-  it('exempts the drop-in front\'s requests: a cookie or a login there never acts for a browser', async () => {
+  it('exempts the requests its rule names: a cookie or a login there is not checked', async () => {
     const { server, ran, refusals } = pipeline();
-    const front = { 'x-spec-drop-in': '1', origin: 'https://evil.example' };
-    expect((await server.graphql('{ hello }', { headers: { ...front, cookie: COOKIE } })).codes).toEqual([]);
-    expect((await server.graphql('mutation { login }', { headers: front })).codes).toEqual([]);
+    const exempt = { 'x-spec-exempt': '1', origin: 'https://evil.example' };
+    expect((await server.graphql('{ hello }', { headers: { ...exempt, cookie: COOKIE } })).codes).toEqual([]);
+    expect((await server.graphql('mutation { login }', { headers: exempt })).codes).toEqual([]);
     expect(ran).toEqual(['hello', 'login']);
     expect(refusals()).toEqual([]);
   });
