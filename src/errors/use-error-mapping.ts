@@ -7,7 +7,6 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from './';
-import { QUERY_LIMIT_MESSAGE } from '../protection/use-query-limits';
 import { isDropInRequest } from '../drop-in/state';
 import { executedOf } from '../gateway/executed';
 import type { LogEvents } from '../observability/log-events';
@@ -49,10 +48,7 @@ function asUpstreamWould(error: GraphQLError): GraphQLError {
 export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
   const mapError = (error: GraphQLError, request: Request): GraphQLError => {
     const operation = executedOf(request)?.names;
-    // graphql-armor's refusals come as parse or validation errors.
-    if (!error.path && QUERY_LIMIT_MESSAGE.test(error.message)) {
-      return clientError('QUERY_TOO_COMPLEX', error.message.replace(/^Syntax Error: /, 'Query too complex: '));
-    }
+    // The gateway's own refusals, the query limits' among them (use-query-limits.ts): each carries its code from where it was made.
     const own = findGatewayError(error);
     if (own) {
       const http = own.extensions.http as { status: number; headers?: Record<string, string> };
