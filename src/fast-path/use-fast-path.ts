@@ -7,18 +7,16 @@
  * forwarded answer). Mixed and gateway-only operations, and those selecting PDFs, keep Mesh's
  * execution.
  *
- * An answer without errors is written as the upstream's bytes, not serialised again: the bytes
- * are kept here by result object, and Yoga's public result-processor hook (onResultProcess with
- * setResultProcessor) writes them when Yoga chose its JSON processor and the result is still the
- * forwarded one. Every other hook (error mapping, access log, metrics, cookies, tracing) runs as
- * for any answer; a result another plugin replaced or extended is serialised by Yoga as usual.
+ * An answer without errors is written as the upstream's bytes, not serialised again, through
+ * Yoga's public onResultProcess/setResultProcessor (http/raw-json-answers.ts), the bytes kept by
+ * this plugin instance.
  */
 import { getVariableValues, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import { processRegularResult, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
 import { executedOf } from '../gateway/executed';
+import { rawJsonAnswers } from '../http/raw-json-answers';
 import type { IdentityContext } from '../identity/use-identity';
 import type { Forwarder } from './forward';
-import { jsonMediaTypeOf } from './media-type';
 import type { DocumentPlans } from './plans';
 
 export interface FastPathOptions {
@@ -27,14 +25,8 @@ export interface FastPathOptions {
 }
 
 export function useFastPath({ plans, forwarder }: FastPathOptions): Plugin<IdentityContext> {
-  /** Forwarded results whose upstream bytes are the answer; gone with the result. */
-  const bytesOf = new WeakMap<object, string>();
-  const stillForwarded = (result: unknown): string | undefined => {
-    if (typeof result !== 'object' || result === null) return undefined;
-    const bytes = bytesOf.get(result);
-    // Nothing added in place since (extensions, errors): the bytes hold exactly `data`.
-    return bytes !== undefined && Object.keys(result).length === 1 ? bytes : undefined;
-  };
+  /** Forwarded results whose upstream bytes are the answer. */
+  const raw = rawJsonAnswers();
 
   return {
     onExecute({ args, setExecuteFn }) {
@@ -60,22 +52,10 @@ export function useFastPath({ plans, forwarder }: FastPathOptions): Plugin<Ident
       const call = { request: context.request, identity: context.identity, upstream: context.upstream, variables, coerced, operationName };
       setExecuteFn(async (): Promise<ExecutionResult> => {
         const { result, bytes } = await forwarder.forward(plan, call);
-        if (bytes !== undefined) bytesOf.set(result, bytes);
+        if (bytes !== undefined) raw.keep(result, bytes);
         return result;
       });
     },
-    onResultProcess(payload) {
-      // Yoga chose its JSON processor (not SSE or multipart) for a forwarded result.
-      if (payload.resultProcessor !== processRegularResult || stillForwarded(payload.result) === undefined) return;
-      const mediaType = jsonMediaTypeOf(payload.request);
-      if (!mediaType) return;
-      payload.setResultProcessor((processed, fetchAPI, accepted) => {
-        // Read when Yoga writes: a later hook may have replaced the result.
-        const bytes = stillForwarded(processed);
-        if (bytes === undefined) return processRegularResult(processed, fetchAPI, accepted);
-        // What processRegularResult answers for a result without errors or extensions, with these bytes.
-        return new fetchAPI.Response(bytes, { status: 200, headers: { 'Content-Type': `${accepted}; charset=utf-8` } });
-      }, mediaType);
-    },
+    onResultProcess: raw.onResultProcess,
   };
 }
