@@ -4,7 +4,7 @@
  * Each error becomes one of the contract's codes with a message written here; the cause is logged.
  * (The upstream's own `errors` lists inside payloads are data, not errors, and are untouched.)
  */
-import { GraphQLError } from 'graphql';
+import { GraphQLError, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from './';
 import { isDropInRequest } from '../drop-in/state';
@@ -76,8 +76,9 @@ export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
     if (!error.path) {
       if (httpStatus === 413) return clientError('PAYLOAD_TOO_LARGE', DEFAULT_MESSAGES.PAYLOAD_TOO_LARGE);
       if (code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED') return clientError(code, safeMessage);
-      // Variables that do not fit their declared types are a validation failure of the request.
-      if (/^Variable "\$/.test(error.message)) return clientError('GRAPHQL_VALIDATION_FAILED', safeMessage);
+      // Variables that do not fit their declared types are a validation failure of the request:
+      // graphql-js's coercion errors point at the variable's definition (GraphQLError.nodes).
+      if (error.nodes?.some((node) => node.kind === Kind.VARIABLE_DEFINITION)) return clientError('GRAPHQL_VALIDATION_FAILED', safeMessage);
       if (typeof httpStatus === 'number' && httpStatus >= 400 && httpStatus < 500) {
         return clientError('BAD_REQUEST', safeMessage, undefined, undefined, httpStatus);
       }

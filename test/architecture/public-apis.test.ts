@@ -8,9 +8,8 @@
  * 2. Nothing defines a property named `stringify` (Yoga serialises with one when a result carries
  *    it): bytes the gateway holds are written through Yoga's public setResultProcessor
  *    (http/raw-json-answers.ts).
- * 3. src/errors/ tells errors apart by their code, never by a test of their message: refusals carry
- *    their code from where they are made (protection/use-query-limits.ts). One exception, named:
- *    graphql-js's variable coercion errors carry neither a code nor anything else to know them by.
+ * 3. src/errors/ tells errors apart by their code or shape, never by a test of their message:
+ *    refusals carry their code from where they are made (protection/use-query-limits.ts).
  * 4. No regular expression in src/ spells graphql-armor's or Yoga's refusal wording.
  */
 import { readFileSync } from 'node:fs';
@@ -20,8 +19,6 @@ import { describe, expect, it } from 'vitest';
 import { isUnder, listSourceFiles, ROOT } from '../../scripts/source-graph';
 
 const MESSAGE_TESTS = new Set(['test', 'exec', 'match', 'matchAll', 'search', 'startsWith', 'endsWith', 'includes']);
-/** The one message test allowed in src/errors/ (3 above), as written. */
-const ALLOWED_MESSAGE_TESTS = new Set(['src/errors/use-error-mapping.ts: /^Variable "\\$/.test(error.message)']);
 const LIBRARY_WORDING = /Syntax Error|limit of|Batching is/;
 
 interface Finding {
@@ -101,7 +98,7 @@ describe('reliance on other libraries', () => {
       // `/re/.test(x.message)` or `x.message.startsWith(...)`.
       if (node.arguments.some(isMessage) || isMessage(node.expression.expression)) found.push(finding(node, source, file));
     });
-    expect(show(found).filter((line) => !ALLOWED_MESSAGE_TESTS.has(line.replace(/:\d+:/, ':')))).toEqual([]);
+    expect(show(found)).toEqual([]);
   });
 
   it("spells graphql-armor's or Yoga's refusal wording in no regular expression", () => {
