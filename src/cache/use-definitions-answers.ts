@@ -8,30 +8,22 @@
  * It runs after useIdentity and the rate limits (their refusals stop execution before it), only
  * for identities the definitions cache serves (cacheTrusted), and keeps answers per payload
  * object: a refresh replaces the payload, so old answers are never served and are collected.
+ * The bytes are written through Yoga's public onResultProcess/setResultProcessor
+ * (http/raw-json-answers.ts), kept by this plugin instance for each stored result.
  */
 import { OperationTypeNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { executedOf } from '../gateway/executed';
+import { rawJsonAnswers } from '../http/raw-json-answers';
 import type { IdentityContext } from '../identity/use-identity';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { DefinitionsCache, DefinitionsPayload } from './definitions-cache';
 
 interface Answer {
-  /** The result, carrying its own bytes as `stringify` (Yoga serialises with it when present). */
+  /** The result, answered with `json` (raw.keep) as long as it is held here. */
   readonly result: ExecutionResult;
   readonly json: string;
-}
-
-/**
- * A copy of `result` whose `stringify` (non-enumerable) returns `json`: Yoga's result processors
- * (JSON, graphql-response+json, SSE, multipart) write those bytes instead of serialising again,
- * and keep their own content negotiation, status and headers.
- */
-function withBytes(result: ExecutionResult, json: string): ExecutionResult {
-  const copy = { ...result };
-  Object.defineProperty(copy, 'stringify', { value: () => json, enumerable: false });
-  return copy;
 }
 
 /** Per payload: answers by document, variables and operation name (bounded by count and size). */
@@ -48,6 +40,7 @@ export interface DefinitionsAnswersOptions {
 
 export function useDefinitionsAnswers({ definitions, metrics }: DefinitionsAnswersOptions): Plugin<IdentityContext> {
   const byPayload = new WeakMap<DefinitionsPayload, LRUCache<string, Answer>>();
+  const raw = rawJsonAnswers();
 
   const answersOf = (payload: DefinitionsPayload) => {
     let answers = byPayload.get(payload);
@@ -83,12 +76,15 @@ export function useDefinitionsAnswers({ definitions, metrics }: DefinitionsAnswe
           if (Symbol.asyncIterator in result || result.errors?.length || result.extensions) return;
           if (definitions.freshLocal(context.upstream) !== payload) return;
           const json = JSON.stringify(result);
-          const stored = withBytes(result, json);
+          // A copy of its own: whatever a later hook does to this request's result, the stored one keeps its bytes.
+          const stored = { ...result };
+          raw.keep(stored, json);
           answers.set(key, { result: stored, json });
           // This request is answered with the same bytes (serialised once).
           setResult(stored);
         },
       };
     },
+    onResultProcess: raw.onResultProcess,
   };
 }

@@ -17,7 +17,7 @@ import { GraphQLError, parse, validate, type DocumentNode, type FieldNode, type 
 import { GatewayError, gatewayError } from '../errors';
 import { rootFields, selectedOperation } from '../gateway/root-fields';
 import { pdfAnswerRefusal } from '../protection/pdf-answer-limit';
-import { QUERY_LIMIT_MESSAGE, QUERY_LIMITS, queryLimitRules, queryTextRefusal } from '../protection/use-query-limits';
+import { QUERY_LIMITS, queryLimitRules, queryTextRefusal } from '../protection/use-query-limits';
 import { bodyParams } from './body-params';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -75,7 +75,7 @@ export function readPassThrough(body: ArrayBuffer | undefined, contentType: stri
 
 /** graphql-armor's limits, then the PDFs per answer; throws QUERY_TOO_COMPLEX. */
 function enforce(schema: GraphQLSchema, request: PassThroughRequest & { document: DocumentNode }): void {
-  // The limit rules alone: each throws its refusal ("Syntax Error: Query depth limit of 12 exceeded ...").
+  // The limit rules alone: each throws its refusal (a QUERY_TOO_COMPLEX GatewayError).
   const errors = validate(schema, request.document, queryLimitRules());
   if (errors[0]) throw errors[0];
   const { refusal } = pdfAnswerRefusal(schema, request.document, request.operationName, request.variables);
@@ -90,8 +90,7 @@ export function checkPassThrough(schema: GraphQLSchema, request: PassThroughRequ
     enforce(schema, { ...request, document });
   } catch (error) {
     if (error instanceof GatewayError) throw error;
-    // graphql-armor's refusals say which limit (as on /graphql); anything else is only logged.
-    const message = error instanceof GraphQLError && QUERY_LIMIT_MESSAGE.test(error.message) ? error.message.replace(/^Syntax Error: /, 'Query too complex: ') : undefined;
-    throw gatewayError('QUERY_TOO_COMPLEX', message, { cause: error });
+    // graphql-armor's refusals are GatewayErrors that say which limit (as on /graphql); anything else is only logged.
+    throw gatewayError('QUERY_TOO_COMPLEX', undefined, { cause: error });
   }
 }

@@ -4,10 +4,9 @@
  * Each error becomes one of the contract's codes with a message written here; the cause is logged.
  * (The upstream's own `errors` lists inside payloads are data, not errors, and are untouched.)
  */
-import { GraphQLError } from 'graphql';
+import { GraphQLError, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from './';
-import { QUERY_LIMIT_MESSAGE } from '../protection/use-query-limits';
 import { executedOf } from '../gateway/executed';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -38,10 +37,7 @@ function innermostError(error: Error): Error {
 export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
   const mapError = (error: GraphQLError, request: Request): GraphQLError => {
     const operation = executedOf(request)?.names;
-    // graphql-armor's refusals come as parse or validation errors.
-    if (!error.path && QUERY_LIMIT_MESSAGE.test(error.message)) {
-      return clientError('QUERY_TOO_COMPLEX', error.message.replace(/^Syntax Error: /, 'Query too complex: '));
-    }
+    // The gateway's own refusals, the query limits' among them (use-query-limits.ts): each carries its code from where it was made.
     const own = findGatewayError(error);
     if (own) {
       const http = own.extensions.http as { status: number; headers?: Record<string, string> };
@@ -69,8 +65,9 @@ export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
     if (!error.path) {
       if (httpStatus === 413) return clientError('PAYLOAD_TOO_LARGE', DEFAULT_MESSAGES.PAYLOAD_TOO_LARGE);
       if (code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED') return clientError(code, safeMessage);
-      // Variables that do not fit their declared types are a validation failure of the request.
-      if (/^Variable "\$/.test(error.message)) return clientError('GRAPHQL_VALIDATION_FAILED', safeMessage);
+      // Variables that do not fit their declared types are a validation failure of the request:
+      // graphql-js's coercion errors point at the variable's definition (GraphQLError.nodes).
+      if (error.nodes?.some((node) => node.kind === Kind.VARIABLE_DEFINITION)) return clientError('GRAPHQL_VALIDATION_FAILED', safeMessage);
       if (typeof httpStatus === 'number' && httpStatus >= 400 && httpStatus < 500) {
         return clientError('BAD_REQUEST', safeMessage, undefined, undefined, httpStatus);
       }

@@ -4,8 +4,8 @@
  * rotation, 401 handling, the timeout and the failure codes as on Mesh's path). The upstream's
  * answer becomes the execution result as Mesh's delegation would give it: the upstream's errors as
  * GraphQL errors at their paths (the error mapping then treats them as on Mesh's path), a failure
- * as one error per root field. An answer without errors keeps the upstream's bytes: it is sent
- * as it came, not serialised again.
+ * as one error per root field. An answer without errors comes with the upstream's bytes, which
+ * the fast path's plugin sends as they came instead of serialising the result again.
  */
 import { getDirectiveValues, GraphQLError, GraphQLIncludeDirective, GraphQLSkipDirective, OperationTypeNode, type ExecutionResult, type FieldNode } from 'graphql';
 import { gatewayError, GatewayError } from '../errors';
@@ -27,6 +27,12 @@ export interface ForwardedCall {
   /** As graphql-js coerced them (for @skip/@include). */
   readonly coerced: Readonly<Record<string, unknown>>;
   readonly operationName: string | null | undefined;
+}
+
+/** The execution result, and the upstream's bytes when they are exactly its JSON answer. */
+export interface ForwardedAnswer {
+  readonly result: ExecutionResult;
+  readonly bytes?: string;
 }
 
 /** What the upstream answered: its status and body text. */
@@ -63,7 +69,7 @@ function failedResult(plan: ForwardPlan, call: ForwardedCall, error: GatewayErro
 }
 
 /** The upstream's GraphQL answer as an execution result; undefined when it is not one. */
-function resultOf(plan: ForwardPlan, answer: UpstreamAnswer): ExecutionResult | undefined {
+function resultOf(plan: ForwardPlan, answer: UpstreamAnswer): ForwardedAnswer | undefined {
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
@@ -79,19 +85,20 @@ function resultOf(plan: ForwardPlan, answer: UpstreamAnswer): ExecutionResult | 
   const asked = data === undefined || data === null || Object.keys(data).every((key) => plan.responseKeys.has(key));
   const own = asked ? data : Object.fromEntries(Object.entries(data).filter(([key]) => plan.responseKeys.has(key)));
   if (!errors?.length) {
-    // Nothing to map: the upstream's bytes are the answer (Yoga writes `stringify`'s output).
+    // Nothing to map: the upstream's bytes are the answer when they hold exactly `data`.
     const result: ExecutionResult = { data: own as ExecutionResult['data'] };
-    if (asked && Object.keys(body).length === 1 && answer.status === 200) Object.defineProperty(result, 'stringify', { value: () => answer.text, enumerable: false });
-    return result;
+    return asked && Object.keys(body).length === 1 && answer.status === 200 ? { result, bytes: answer.text } : { result };
   }
   const firstKey = plan.roots[0]?.key ?? 'unknown';
   return {
-    ...(own === undefined ? {} : { data: own as ExecutionResult['data'] }),
-    errors: errors.map((raw: unknown) => {
-      const { message, path } = (typeof raw === 'object' && raw !== null ? raw : {}) as { message?: unknown; path?: unknown };
-      // An error of the whole operation is placed on its first root field, as delegation does.
-      return new GraphQLError(typeof message === 'string' ? message : 'Unknown upstream error', { path: pathOf(path) ?? [firstKey] });
-    }),
+    result: {
+      ...(own === undefined ? {} : { data: own as ExecutionResult['data'] }),
+      errors: errors.map((raw: unknown) => {
+        const { message, path } = (typeof raw === 'object' && raw !== null ? raw : {}) as { message?: unknown; path?: unknown };
+        // An error of the whole operation is placed on its first root field, as delegation does.
+        return new GraphQLError(typeof message === 'string' ? message : 'Unknown upstream error', { path: pathOf(path) ?? [firstKey] });
+      }),
+    },
   };
 }
 
@@ -105,7 +112,7 @@ function declared(plan: ForwardPlan, variables: unknown): Record<string, unknown
 }
 
 export interface Forwarder {
-  forward(plan: ForwardPlan, call: ForwardedCall): Promise<ExecutionResult>;
+  forward(plan: ForwardPlan, call: ForwardedCall): Promise<ForwardedAnswer>;
 }
 
 export interface ForwarderOptions {
@@ -188,15 +195,15 @@ export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOption
       try {
         answer = await answerOf(plan, call, body);
       } catch (error) {
-        if (error instanceof GatewayError) return failedResult(plan, call, error);
+        if (error instanceof GatewayError) return { result: failedResult(plan, call, error) };
         // Not a failure the upstream client names (a bug, or a body that cannot be read): logged, never shown.
         log.unexpectedError({ error, operation: plan.label });
-        return failedResult(plan, call, noteUpstreamFailure(call.request, gatewayError('UPSTREAM_ERROR')));
+        return { result: failedResult(plan, call, noteUpstreamFailure(call.request, gatewayError('UPSTREAM_ERROR'))) };
       }
-      const result = resultOf(plan, answer);
-      if (result) return result;
+      const forwarded = resultOf(plan, answer);
+      if (forwarded) return forwarded;
       log.unexpectedError({ error: new Error(`upstream answer not usable (status ${answer.status})`), operation: plan.label });
-      return failedResult(plan, call, noteUpstreamFailure(call.request, gatewayError('UPSTREAM_ERROR')));
+      return { result: failedResult(plan, call, noteUpstreamFailure(call.request, gatewayError('UPSTREAM_ERROR'))) };
     },
   };
 }

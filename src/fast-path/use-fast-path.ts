@@ -6,10 +6,15 @@
  * read cache, whose lookup then wraps it (a hit never reaches the upstream; a miss stores the
  * forwarded answer). Mixed and gateway-only operations, and those selecting PDFs, keep Mesh's
  * execution.
+ *
+ * An answer without errors is written as the upstream's bytes, not serialised again, through
+ * Yoga's public onResultProcess/setResultProcessor (http/raw-json-answers.ts), the bytes kept by
+ * this plugin instance.
  */
-import { getVariableValues, type GraphQLSchema } from 'graphql';
+import { getVariableValues, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { executedOf } from '../gateway/executed';
+import { rawJsonAnswers } from '../http/raw-json-answers';
 import type { IdentityContext } from '../identity/use-identity';
 import type { Forwarder } from './forward';
 import type { DocumentPlans } from './plans';
@@ -20,6 +25,9 @@ export interface FastPathOptions {
 }
 
 export function useFastPath({ plans, forwarder }: FastPathOptions): Plugin<IdentityContext> {
+  /** Forwarded results whose upstream bytes are the answer. */
+  const raw = rawJsonAnswers();
+
   return {
     onExecute({ args, setExecuteFn }) {
       const context = args.contextValue;
@@ -42,7 +50,12 @@ export function useFastPath({ plans, forwarder }: FastPathOptions): Plugin<Ident
       const operationName = args.operationName as string | null | undefined;
       // The identity and upstream are read now: useIdentity has set them.
       const call = { request: context.request, identity: context.identity, upstream: context.upstream, variables, coerced, operationName };
-      setExecuteFn(() => forwarder.forward(plan, call));
+      setExecuteFn(async (): Promise<ExecutionResult> => {
+        const { result, bytes } = await forwarder.forward(plan, call);
+        if (bytes !== undefined) raw.keep(result, bytes);
+        return result;
+      });
     },
+    onResultProcess: raw.onResultProcess,
   };
 }

@@ -4,8 +4,10 @@
  * while parsing, before any work), depth, aliases, directives and cost (validation rules), field
  * suggestions off ("Did you mean ...?" would map the schema for a caller who may not introspect
  * it), introspection off unless configured, and the PDFs one answer may carry (see
- * pdf-answer-limit.ts). Each refusal is QUERY_TOO_COMPLEX (or GRAPHQL_VALIDATION_FAILED for
- * introspection), status 400.
+ * pdf-answer-limit.ts), and batches (one operation per request). Each refusal is
+ * QUERY_TOO_COMPLEX (or GRAPHQL_VALIDATION_FAILED for introspection), status 400, made so where it
+ * is made: graphql-armor's public `onReject` callback throws our GatewayError in place of armor's
+ * own error, so nothing downstream tells refusals apart by their messages.
  *
  * The figures admit every document the gateway's clients and tests send, including the full
  * statementDefinitions selection, with room to spare; bulk adds of more than ~100 statements
@@ -18,7 +20,7 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { NoSchemaIntrospectionCustomRule, type ValidationRule } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, type GraphQLError, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError, type GatewayError } from '../errors';
 import { usePdfAnswerLimit } from './pdf-answer-limit';
@@ -31,11 +33,19 @@ export const QUERY_LIMITS = {
   cost: 20_000,
 } as const;
 
+/** armor words each refusal as a syntax error; the rest of its message names the limit and the figure found. */
+const ARMOR_PREFIX = 'Syntax Error: ';
+
 /**
- * The messages of graphql-armor's refusals ("Syntax Error: Token limit of 10000 exceeded.") and of
- * Yoga's batch refusal (batching is off: one operation per request).
+ * armor's `onReject` callback (public, GraphQLArmorCallbackConfiguration): it runs before armor
+ * would throw its own error, and throws QUERY_TOO_COMPLEX instead, which stops the parse or the
+ * validation there as armor's own throw did. The message keeps armor's wording of the limit.
  */
-export const QUERY_LIMIT_MESSAGE = /^(Syntax Error: (Token|Query depth|Aliases|Directives|Query Cost) limit of \d+ exceeded|Batching is (not supported|limited))/;
+function refuse(_context: unknown, error: GraphQLError): never {
+  const detail = error.message.startsWith(ARMOR_PREFIX) ? error.message.slice(ARMOR_PREFIX.length) : error.message;
+  throw gatewayError('QUERY_TOO_COMPLEX', `Query too complex: ${detail}`, { cause: error });
+}
+const ARMOR_REFUSAL = { onReject: [refuse] };
 
 export interface QueryLimitsOptions {
   /** Schema introspection (GRAPHQL_INTROSPECTION); off hides the schema from whoever may not know it. */
@@ -60,15 +70,33 @@ export function queryTextRefusal(query: string, maxBytes: number): GatewayError 
 /**
  * graphql-armor's depth, alias, directive and cost rules with the figures above: validation rules
  * here, and run alone on the documents the drop-in front passes through without validating them.
- * Each visits a fragment once (it keeps each fragment's figure), and throws its refusal.
+ * Each visits a fragment once (it keeps each fragment's figure), and throws its refusal as a
+ * QUERY_TOO_COMPLEX GatewayError.
  */
 export function queryLimitRules(): ValidationRule[] {
   return [
-    maxDepthRule({ n: QUERY_LIMITS.depth, flattenFragments: true }),
-    maxAliasesRule({ n: QUERY_LIMITS.aliases }),
-    maxDirectivesRule({ n: QUERY_LIMITS.directives }),
-    costLimitRule({ maxCost: QUERY_LIMITS.cost }),
+    maxDepthRule({ n: QUERY_LIMITS.depth, flattenFragments: true, ...ARMOR_REFUSAL }),
+    maxAliasesRule({ n: QUERY_LIMITS.aliases, ...ARMOR_REFUSAL }),
+    maxDirectivesRule({ n: QUERY_LIMITS.directives, ...ARMOR_REFUSAL }),
+    costLimitRule({ maxCost: QUERY_LIMITS.cost, ...ARMOR_REFUSAL }),
   ];
+}
+
+/**
+ * Batching is off (server.ts): a batch is refused as over the batch limit (the contract's
+ * QUERY_TOO_COMPLEX). Yoga's own refusal, which runs after the gateway's plugins, would say
+ * BAD_REQUEST.
+ */
+function useNoBatches(): Plugin {
+  return {
+    onRequestParse() {
+      return {
+        onRequestParseDone({ requestParserResult }) {
+          if (Array.isArray(requestParserResult)) throw gatewayError('QUERY_TOO_COMPLEX', 'Batching is not supported.');
+        },
+      };
+    },
+  };
 }
 
 /** Refuses a query text over `maxBytes` before Yoga parses (or caches) it. */
@@ -83,8 +111,9 @@ function useQueryTextLimit(maxBytes: number): Plugin {
 
 export function useQueryLimits(options: QueryLimitsOptions): Plugin[] {
   const plugins: Plugin[] = [
+    useNoBatches(),
     useQueryTextLimit(options.maxQueryBytes),
-    maxTokensPlugin({ n: QUERY_LIMITS.tokens }),
+    maxTokensPlugin({ n: QUERY_LIMITS.tokens, ...ARMOR_REFUSAL }),
     {
       onValidate({ addValidationRule }) {
         for (const rule of queryLimitRules()) addValidationRule(rule);

@@ -4,7 +4,7 @@
  * root fields (aliases included) weighing n. A count per field name would multiply the limit by the
  * number of fields in the schema. It is counted directly from the root fields found once (gateway/executed.ts):
  * @envelop/rate-limiter visits the whole document with TypeInfo per request, a large share of a
- * pass-through request's CPU (bench/README.md); the library serves the anonymous limit instead
+ * pass-through request's CPU (bench/README.md); the anonymous limit counts the same way
  * (use-anonymous-limit.ts). Fails open (the counters: while Redis is away each replica counts
  * for itself). Service accounts have their own `requestsPerMinute`, checked with their API key.
  */

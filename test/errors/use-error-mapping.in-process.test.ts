@@ -4,6 +4,7 @@
  * logged and counted. In-process specs are `<plugin>.in-process.test.ts` beside the area's other
  * tests (test/support/yoga.ts).
  */
+import { GraphQLScalarType } from 'graphql';
 import { createSchema, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MESSAGES, gatewayError } from '../../src/errors';
@@ -16,8 +17,16 @@ import { yogaWith } from '../support/yoga';
 const SECRET_URL = 'redis://:hunter2@10.0.0.1:6379';
 
 const schema = createSchema({
-  typeDefs: 'type Query { boom: String, limited: String, n(x: Int!): Int } type Mutation { m: Int }',
+  typeDefs: 'scalar Odd type Query { boom: String, limited: String, n(x: Int!): Int, odd(o: Odd): Int } type Mutation { m: Int }',
   resolvers: {
+    // A scalar that refuses with a plain Error, as custom scalars do: graphql-js's coercion error then has no GraphQLError cause.
+    Odd: new GraphQLScalarType({
+      name: 'Odd',
+      parseValue: (value) => {
+        if (Number(value) % 2 === 1) return value;
+        throw new TypeError('not odd');
+      },
+    }),
     Query: {
       boom: () => Promise.reject(new Error(`connect ECONNREFUSED ${SECRET_URL}`)),
       limited: () => Promise.reject(gatewayError('RATE_LIMITED', undefined, { headers: { 'retry-after': '42' } })),
@@ -58,6 +67,7 @@ describe('useErrorMapping', () => {
       ['{', 'GRAPHQL_PARSE_FAILED'],
       ['{ nope }', 'GRAPHQL_VALIDATION_FAILED'],
       ['query($v: Int!) { n(x: $v) }', 'GRAPHQL_VALIDATION_FAILED'],
+      ['query($v: Odd) { odd(o: $v) }', 'GRAPHQL_VALIDATION_FAILED'],
     ] as const;
     for (const [query, code] of cases) {
       const answer = await server.graphql(query, { variables: { v: 'abc' } });

@@ -2,7 +2,8 @@
  * useAnonymousLimit, in process, behind the client address, the executed operation and useIdentity
  * as in the gateway, on memory counters with a clock the test moves: RATE_LIMIT_ANONYMOUS counts
  * the root fields of operations without an identity per address group (an IPv4 address, an IPv6
- * /64), leaves documents of `login` alone to the login limits, and never counts a signed-in caller.
+ * /64), an operation whole or not at all, leaves documents of `login` alone to the login limits,
+ * and never counts a signed-in caller.
  */
 import { createSchema } from 'graphql-yoga';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -33,7 +34,7 @@ function pipeline() {
     typeDefs: 'type Query { session: String! hello: String! } type Mutation { login: String! confirmRegistration: String! }',
     resolvers: { Query: { session: field('session'), hello: field('hello') }, Mutation: { login: field('login'), confirmRegistration: field('confirmRegistration') } },
   });
-  // The store's calls, counted: one per root field the library meets.
+  // The store's calls, counted: one per counted operation.
   const memory = createMemoryRateLimitStore(() => now);
   const storeCalls = { count: 0 };
   const counters: RateLimitStore = { ...memory, hit: (...args) => (storeCalls.count++, memory.hit(...args)) };
@@ -63,6 +64,14 @@ describe('useAnonymousLimit', () => {
     const { from } = pipeline();
     expect((await from('203.0.113.5', '{ a: session b: session }')).codes).toEqual([]);
     expect((await from('203.0.113.5')).codes).toEqual(['RATE_LIMITED']);
+  });
+
+  it('refuses an operation heavier than what is left whole, counting none of its fields (as the drop-in front counts)', async () => {
+    const { from, ran } = pipeline();
+    expect((await from('203.0.113.5')).codes).toEqual([]);
+    expect((await from('203.0.113.5', '{ a: session b: session }')).codes).toEqual(['RATE_LIMITED']);
+    expect((await from('203.0.113.5')).codes).toEqual([]);
+    expect(ran).toEqual(['session', 'session']);
   });
 
   it('admits the address again once its Retry-After has passed on the clock', async () => {

@@ -1,15 +1,17 @@
 /**
  * useQueryLimits, in process, each limit at its exact boundary: the query text's bytes (UTF-8),
  * tokens, depth, aliases, directives, cost, the PDFs one answer may carry, and introspection.
- * useErrorMapping runs after it, as in the gateway: graphql-armor's refusals reach the client as
- * QUERY_TOO_COMPLEX (400) only through it. In-process specs are `<plugin>.in-process.test.ts`
+ * useErrorMapping runs after it, as in the gateway; graphql-armor's refusals are QUERY_TOO_COMPLEX
+ * (400) where they are made, before it. In-process specs are `<plugin>.in-process.test.ts`
  * beside the area's other tests (test/support/yoga.ts); query-bounds.test.ts covers the upstream schema.
  */
+import { buildSchema, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/errors';
 import { useErrorMapping } from '../../src/errors/use-error-mapping';
 import { createMetrics } from '../../src/observability/metrics';
 import { MAX_PDFS_PER_ANSWER } from '../../src/protection/pdf-answer-limit';
-import { QUERY_LIMITS, useQueryLimits, type QueryLimitsOptions } from '../../src/protection/use-query-limits';
+import { QUERY_LIMITS, queryLimitRules, useQueryLimits, type QueryLimitsOptions } from '../../src/protection/use-query-limits';
 import { capturedLog } from '../support/captured-log';
 import { yogaWith } from '../support/yoga';
 
@@ -105,6 +107,30 @@ describe('useQueryLimits: graphql-armor', () => {
     const answer = await limited().graphql('{ helo }');
     expect(answer.codes).toEqual(['GRAPHQL_VALIDATION_FAILED']);
     expect(answer.body.errors?.[0]?.message).not.toContain('hello');
+  });
+});
+
+describe('useQueryLimits: refusals carry their code where they are made', () => {
+  it('throws a QUERY_TOO_COMPLEX GatewayError from the armor rules alone, without the error mapping', () => {
+    const schema = buildSchema('type Query { tree: Tree } type Tree { child: Tree name: String }');
+    const refusal = (() => {
+      try {
+        return validate(schema, parse(`{ tree { ${'child { '.repeat(QUERY_LIMITS.depth)}name${' }'.repeat(QUERY_LIMITS.depth)} } }`), queryLimitRules());
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(GatewayError);
+    expect(refusal).toMatchObject({ code: 'QUERY_TOO_COMPLEX', message: `Query too complex: Query depth limit of ${QUERY_LIMITS.depth} exceeded, found ${QUERY_LIMITS.depth + 2}.` });
+  });
+
+  it('refuses a batch (batching is off) with QUERY_TOO_COMPLEX, an empty one too', async () => {
+    const server = limited();
+    for (const batch of [[{ query: '{ hello }' }, { query: '{ hello }' }], []]) {
+      const response = await server.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) });
+      const body = (await response.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
+      expect([response.status, body.errors?.map((error) => [error.extensions?.code, error.message])]).toEqual([400, [['QUERY_TOO_COMPLEX', 'Batching is not supported.']]]);
+    }
   });
 });
 
