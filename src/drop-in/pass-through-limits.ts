@@ -13,7 +13,8 @@
  * document the gateway cannot measure is not sent upstream. A body the gateway cannot read as
  * GraphQL (no `query`, JSON that is not an object) is left to the upstream, which answers it.
  */
-import { GraphQLError, parse, validate, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { MaxTokensParserWLexer } from '@escape.tech/graphql-armor-max-tokens';
+import { validate, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { GatewayError, gatewayError } from '../errors';
 import { rootFields, selectedOperation } from '../gateway/root-fields';
 import { pdfAnswerRefusal } from '../protection/pdf-answer-limit';
@@ -21,6 +22,10 @@ import { QUERY_LIMITS, queryLimitRules, queryTextRefusal } from '../protection/u
 import { bodyParams } from './body-params';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function refuseTokens(): never {
+  throw gatewayError('QUERY_TOO_COMPLEX', `Query too complex: more than ${QUERY_LIMITS.tokens} tokens.`);
+}
 
 /** `variables` as an object, or as its JSON text (a form's field); anything else counts as none. */
 function variablesOf(value: unknown): Record<string, unknown> {
@@ -62,11 +67,11 @@ export function readPassThrough(body: ArrayBuffer | undefined, contentType: stri
   const variables = variablesOf(params.variables);
   let document: DocumentNode;
   try {
-    document = parse(params.query, { maxTokens: QUERY_LIMITS.tokens, noLocation: true });
+    // armor's counting parser (public): its `onReject` refuses at the token past the limit, while
+    // parsing; any other syntax error is the upstream's to answer.
+    document = new MaxTokensParserWLexer(params.query, { n: QUERY_LIMITS.tokens, noLocation: true, onReject: [refuseTokens] }).parseDocument();
   } catch (error) {
-    // graphql-js stops at the token limit with a syntax error of its own; any other syntax error
-    // is the upstream's to answer.
-    if (error instanceof GraphQLError && /tokens/.test(error.message)) throw gatewayError('QUERY_TOO_COMPLEX', `Query too complex: more than ${QUERY_LIMITS.tokens} tokens.`);
+    if (error instanceof GatewayError) throw error;
     return { ...UNREAD, operationName, variables };
   }
   const operation = selectedOperation(document, operationName);
