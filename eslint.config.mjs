@@ -3,8 +3,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // examples/spa/src/gql/ is GraphQL Code Generator's output (checked against the schema by test/e2e/spa.test.ts).
-  { ignores: ['node_modules/', '.mesh/', '.mesh-build/', 'dist/', 'coverage/', 'bench/results/', '.scratch/', 'examples/spa/src/gql/', 'examples/spa/dist/', 'examples/.spa-build-*/'] },
+  // examples/*/src/gql/ is GraphQL Code Generator's output (checked against the schema by test/e2e/spa.test.ts
+  // and test/e2e/client-recipes.test.ts).
+  { ignores: ['node_modules/', '.mesh/', '.mesh-build/', 'dist/', 'coverage/', 'bench/results/', '.scratch/', 'examples/spa/src/gql/', 'examples/recipes/src/gql/', 'examples/spa/dist/', 'examples/.spa-build-*/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
