@@ -48,7 +48,7 @@ export default tseslint.config(
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
       sourceType: 'script',
-      globals: { self: 'writable', document: 'readonly', URL: 'readonly', YogaGraphiQL: 'readonly' },
+      globals: { self: 'writable', document: 'readonly', location: 'readonly', URL: 'readonly', YogaGraphiQL: 'readonly' },
     },
   },
 );

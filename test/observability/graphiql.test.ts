@@ -123,9 +123,16 @@ describe('GraphiQL', () => {
       await expect.poll(() => page.workers().map((worker) => new URL(worker.url()).pathname.split('/').pop()).sort(), { timeout: 10_000 }).toEqual(['editor.worker.js', 'graphql.worker.js', 'json.worker.js']);
       // The headers editor starts with the X-CSRF header that cookie requests need.
       await expect.poll(() => page.locator('.graphiql-editor-tool').innerText()).toMatch(/"X-CSRF":\s"1"/); // Monaco's spaces are no-break spaces
+      // The editor opens on a ready sign-in and a first read, not on Yoga's welcome text.
+      const editor = () => page.locator('.graphiql-query-editor .view-lines').innerText();
+      await expect.poll(editor).toMatch(/mutation\sLogin\s\{/);
+      expect(await editor()).toMatch(/query\sStatements\s\{/);
+      expect(await editor()).not.toContain('Welcome');
 
       // The X-CSRF header and the same-origin cookie: login, then the session it opened.
       const login = await run('mutation { login(email: "demo@example.com", password: "demo-password-0123456789") { uid } }', '"login"');
+      // A query in the URL wins over the starter document.
+      expect(await editor()).toMatch(/^mutation\s\{\slogin/);
       expect(login).toMatch(/"uid":\s"demo@example.com"/);
       const session = await run('{ __typename session { uid } }', '"__typename"');
       expect(session).toMatch(/"uid":\s"demo@example.com"/);
