@@ -38,7 +38,7 @@ export default tseslint.config(
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', location: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', setTimeout: 'readonly', Chart: 'readonly' },
+      globals: { window: 'readonly', document: 'readonly', location: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', setTimeout: 'readonly', sessionStorage: 'readonly', Chart: 'readonly' },
     },
   },
   {
