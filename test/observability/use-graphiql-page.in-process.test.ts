@@ -41,7 +41,7 @@ describe('useGraphiQLPage', () => {
 
   it('starts the editor on a ready login mutation and a first query, which the bootstrap uses only without ?query= (not GraphiQL\'s query option, which would beat the URL)', async () => {
     const config = pageConfig(await (await server().fetch('/graphql', { headers: HTML })).text());
-    expect(config.defaultQuery).toMatch(/^mutation Login \{\n {2}login\(email: "demo@example.com"/m);
+    expect(config.defaultQuery).toMatch(/^mutation Login \{\n {2}login\(\n {4}email: "demo@example.com"/m);
     expect(config.defaultQuery).toMatch(/^query Statements \{$/m);
     expect(config.graphiql.query).toBeUndefined();
     // Valid against the gateway's public schema: both operations run as they stand.

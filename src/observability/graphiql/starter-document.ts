@@ -6,10 +6,15 @@
  * account (the start banner names it), public and useless against a real upstream; GraphiQL is off
  * in production.
  */
-export const STARTER_DOCUMENT = `# Run "Login" first (the built-in emulator's demo account; X-CSRF is set in Headers below),
-# then "Statements": the session cookie from the login goes with every request.
+export const STARTER_DOCUMENT = `# 1. Run Login (the emulator's demo account;
+#    X-CSRF is already set under Headers).
+# 2. Run Statements: the session cookie goes along.
 mutation Login {
-  login(email: "demo@example.com", password: "demo-password-0123456789", environment: SANDBOX) {
+  login(
+    email: "demo@example.com"
+    password: "demo-password-0123456789"
+    environment: SANDBOX
+  ) {
     uid
     environment
     idleExpiresInSeconds
@@ -17,11 +22,20 @@ mutation Login {
 }
 
 query Statements {
-  session(touch: false) { uid idleExpiresInSeconds }
+  session(touch: false) {
+    uid
+    idleExpiresInSeconds
+  }
   getStatements(first: 10) {
     errors
     statements {
-      nodes { otxId uploaderId formType taxYear recipientLastName statusDescription }
+      nodes {
+        otxId
+        uploaderId
+        formType
+        taxYear
+        statusDescription
+      }
     }
   }
 }
