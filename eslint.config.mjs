@@ -3,8 +3,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // examples/spa/src/gql/ is GraphQL Code Generator's output (checked against the schema by test/e2e/spa.test.ts).
-  { ignores: ['node_modules/', '.mesh/', '.mesh-build/', 'dist/', 'coverage/', 'bench/results/', '.scratch/', 'examples/spa/src/gql/', 'examples/spa/dist/', 'examples/.spa-build-*/'] },
+  // examples/*/src/gql/ is GraphQL Code Generator's output (checked against the schema by test/e2e/spa.test.ts
+  // and test/e2e/client-recipes.test.ts).
+  { ignores: ['node_modules/', '.mesh/', '.mesh-build/', 'dist/', 'coverage/', 'bench/results/', '.scratch/', 'examples/spa/src/gql/', 'examples/recipes/src/gql/', 'examples/spa/dist/', 'examples/.spa-build-*/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -37,7 +38,7 @@ export default tseslint.config(
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', location: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', setTimeout: 'readonly', Chart: 'readonly' },
+      globals: { window: 'readonly', document: 'readonly', location: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', setTimeout: 'readonly', sessionStorage: 'readonly', Chart: 'readonly' },
     },
   },
   {
@@ -47,7 +48,7 @@ export default tseslint.config(
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
       sourceType: 'script',
-      globals: { self: 'writable', document: 'readonly', URL: 'readonly', YogaGraphiQL: 'readonly' },
+      globals: { self: 'writable', document: 'readonly', location: 'readonly', URL: 'readonly', YogaGraphiQL: 'readonly' },
     },
   },
 );

@@ -4,7 +4,8 @@
  *
  * It is one GraphQL read of the statement's `pdf` field, sent through this gateway's own pipeline
  * (not a second implementation): identity, rate limits, session activity, the upstream's access
- * check, the PDF cache, error mapping and the logs are the field's. The read's Request is marked
+ * check, the PDF cache, error mapping and the logs are the field's; the access log writes one line,
+ * the download's, with the read's root fields and user. The read's Request is marked
  * (internal-requests.ts) so that the X-CSRF check and TRUSTED_DOCUMENTS_ONLY let it through; the
  * Origin, when a browser sends one, is checked here as /graphql checks it. The read never carries
  * the Origin, so it gets no CORS headers, and neither does the download.
@@ -12,6 +13,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { errorResponse } from '../errors';
 import type { LogEvents } from '../observability/log-events';
+import { noteInternalRequest } from '../observability/use-access-log';
 import { checkOrigin, csrfLogFields, csrfMessage } from '../session/csrf';
 import type { InternalRequests } from './internal-requests';
 import { otxIdOfPath, pdfAnswer, PDF_QUERY } from './pdf-download';
@@ -50,6 +52,7 @@ export function usePdfDownloads({ internal, allowedOrigins, trustProxy, log }: P
       const read = new Request(new URL('/graphql', url), { method: 'POST', headers, body: JSON.stringify({ query: PDF_QUERY, variables: { ids: otxId === null ? [] : [otxId] } }), signal: request.signal });
       // An id that cannot exist still goes through the read (an empty list matches nothing): who
       // is asking is checked first, and the answer is the one of any unknown id.
+      noteInternalRequest(read, request);
       const inner = await internal.send(read, serverContext);
       payload.endResponse(await pdfAnswer(inner, otxId ?? '', url.searchParams.get('inline') === '1' ? 'inline' : 'attachment'));
     },

@@ -101,7 +101,7 @@ describe('the example frontend (examples/spa)', () => {
     expect(files.map((file) => path.relative(SPA_ROOT, file.filename)).sort()).toEqual(['src/gql/gql.ts', 'src/gql/graphql.ts', 'src/gql/index.ts', 'src/gql/persisted-documents.json']);
     for (const file of files) expect(readFileSync(file.filename, 'utf8'), `${file.filename}: run npx graphql-codegen --config examples/spa/codegen.ts`).toBe(file.content);
     const manifest = JSON.parse(readFileSync(path.join(SPA_ROOT, 'src/gql/persisted-documents.json'), 'utf8')) as Record<string, string>;
-    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['Login', 'Logout', 'Session', 'SessionLeft', 'Statements']);
+    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['AddW2', 'Login', 'Logout', 'Session', 'SessionLeft', 'Statements', 'StatementsByUploader']);
     for (const [id, document] of Object.entries(manifest)) expect(id).toBe(createHash('sha256').update(document).digest('hex'));
   });
 
@@ -203,6 +203,60 @@ describe('the example frontend (examples/spa)', () => {
       await expect.poll(() => page.locator('#rows tr').count()).toBe(2);
       expect(await page.locator('#age').isVisible()).toBe(false);
       expect(cacheControls).toEqual([undefined, undefined, 'no-cache']);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('adds a W-2 with one Idempotency-Key per intent and lists it; the retry of an attempt whose answer was lost is answered from the first, not filed twice', async () => {
+    const email = `add-${Date.now()}@example.com`;
+    const password = 'a-long-enough-password-123';
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email, password })).status).toBe(201);
+    const { context, page, problems } = await open(`${allowed!.origin}/`);
+    const addId = documentIdOf('AddW2');
+    const keys: (string | undefined)[] = [];
+    page.on('request', (request) => void (request.postData()?.includes(addId) && keys.push(request.headers()['idempotency-key'])));
+    // The first attempt reaches the gateway and the upstream; its answer is lost on the way back.
+    let loseNext = true;
+    await page.route('**/graphql', async (route) => {
+      if (!loseNext || !route.request().postData()?.includes(addId)) return route.fallback();
+      loseNext = false;
+      await route.fetch();
+      return route.abort('connectionreset');
+    });
+    const add = async (uploaderId: string) => {
+      await page.fill('#add input[name=uploaderId]', uploaderId);
+      await page.fill('#add input[name=recipientFirstName]', 'Ottilie');
+      await page.fill('#add input[name=recipientLastName]', 'Quarshie');
+      await page.fill('#add input[name=taxYear]', '2025');
+      await page.click('#add button[type=submit]');
+    };
+    try {
+      await logIn(page, email, password);
+      await expect.poll(() => page.locator('#count').textContent()).toBe('0 statements');
+      await add('spa-added-1');
+      await expect.poll(() => message(page).textContent()).toMatch(/^NETWORK_ERROR: /);
+      // The user clicks again: the same intent, the same key; the gateway answers with the kept answer.
+      const [replay] = await Promise.all([page.waitForResponse((response) => response.request().postData()?.includes(addId) === true), page.click('#add button[type=submit]')]);
+      expect(replay.headers()['idempotent-replayed']).toBe('true');
+      await expect.poll(() => message(page).textContent()).toBe('spa-added-1 was already filed (the first attempt\'s answer).');
+      expect(await message(page).getAttribute('class')).toBe('info');
+      await expect.poll(() => page.locator('#rows tr').count()).toBe(1);
+      expect(await page.locator('#rows tr:first-child').textContent()).toContain('spa-added-1');
+      expect(await page.locator('#rows tr:first-child').textContent()).toContain('Ottilie Quarshie');
+      // Another statement is another intent: a new key.
+      await add('spa-added-2');
+      await expect.poll(() => message(page).textContent()).toBe('Filed spa-added-2.');
+      await expect.poll(() => page.locator('#rows tr').count()).toBe(2);
+      expect(keys).toHaveLength(3);
+      for (const key of keys) expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(keys[1]).toBe(keys[0]);
+      expect(keys[2]).not.toBe(keys[0]);
+      // The upstream heard of each W-2 once.
+      const requests = await control<{ uid: string | null; operations?: string[] }[]>(sandbox.url, 'GET', '/__emulator/requests');
+      expect(requests.body.filter((request) => request.uid === email && request.operations?.includes('addFw2Statements'))).toHaveLength(2);
+      await screenshot(page, 'spa-added.png');
       expect(problems).toEqual([]);
     } finally {
       await context.close();

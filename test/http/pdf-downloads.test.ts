@@ -102,6 +102,27 @@ describe('GET /statements/{otxId}/pdf', () => {
     expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.operations)).toEqual([['getStatements']]);
   });
 
+  it('writes one access-log line per download, with the read\'s root fields and user (the read through the pipeline writes none of its own)', async () => {
+    const user = await signedInUser(gateway.current.url, sandbox.url, { form: 'Fw2', count: 1 });
+    const otxId = user.statements[0]!.otxId;
+    const before = gateway.current.output().length;
+    await expectPdf(await download(otxId, { cookie: user.browser.cookie! }));
+    expect((await download('fw2-does-not-exist', { cookie: user.browser.cookie! })).status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const completed = gateway.current
+      .output()
+      .slice(before)
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { event?: string; method?: string; path?: string; status?: number; operation?: string; uid?: string })
+      .filter((line) => line.event === 'request.completed');
+    expect(completed.map(({ method, path, status, uid }) => ({ method, path, status, uid }))).toEqual([
+      { method: 'GET', path: `/statements/${otxId}/pdf`, status: 200, uid: user.email },
+      { method: 'GET', path: '/statements/fw2-does-not-exist/pdf', status: 404, uid: user.email },
+    ]);
+    for (const line of completed) expect(line.operation).toBeTruthy();
+  });
+
   it("accepts a link whose Origin is the gateway's own", async () => {
     const user = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
     await expectPdf(await download(user.statements[0]!.otxId, { cookie: user.browser.cookie!, origin: gateway.current.url }));

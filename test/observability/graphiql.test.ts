@@ -11,10 +11,11 @@ import { createYoga } from 'graphql-yoga';
 import { chromium, type Browser as Chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHIQL_CSP, useGraphiQLPage } from '../../src/observability/graphiql/use-graphiql-page';
+import { DEMO_ACCOUNT, seed } from '../support/emulator';
 import { useGatewayOnEmulators } from '../support/gateway';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const { gateway } = useGatewayOnEmulators();
+const { gateway, sandbox } = useGatewayOnEmulators();
 const HTML = { accept: 'text/html' };
 
 let browser: Chromium | undefined;
@@ -123,22 +124,49 @@ describe('GraphiQL', () => {
       await expect.poll(() => page.workers().map((worker) => new URL(worker.url()).pathname.split('/').pop()).sort(), { timeout: 10_000 }).toEqual(['editor.worker.js', 'graphql.worker.js', 'json.worker.js']);
       // The headers editor starts with the X-CSRF header that cookie requests need.
       await expect.poll(() => page.locator('.graphiql-editor-tool').innerText()).toMatch(/"X-CSRF":\s"1"/); // Monaco's spaces are no-break spaces
+      // The editor opens on a ready sign-in and a first read, not on Yoga's welcome text.
+      const editor = () => page.locator('.graphiql-query-editor .view-lines').innerText();
+      await expect.poll(editor).toMatch(/mutation\sLogin\s\{/);
+      expect(await editor()).toMatch(/query\sStatements\s\{/);
+      expect(await editor()).not.toContain('Welcome');
 
       // The X-CSRF header and the same-origin cookie: login, then the session it opened.
       const login = await run('mutation { login(email: "demo@example.com", password: "demo-password-0123456789") { uid } }', '"login"');
+      // A query in the URL wins over the starter document.
+      expect(await editor()).toMatch(/^mutation\s\{\slogin/);
       expect(login).toMatch(/"uid":\s"demo@example.com"/);
       const session = await run('{ __typename session { uid } }', '"__typename"');
       expect(session).toMatch(/"uid":\s"demo@example.com"/);
-      // The docs' screenshot (docs/graphiql.png with GRAPHIQL_SCREENSHOT=docs/graphiql.png).
-      const shot = await page.screenshot();
-      expect(shot.subarray(1, 4).toString()).toBe('PNG');
-      writeFileSync(process.env.GRAPHIQL_SCREENSHOT ?? path.join(mkdtempSync(path.join(tmpdir(), 'graphiql-')), 'graphiql.png'), shot);
       // The GraphQL worker runs (under its own CSP): it marks a field the schema does not have.
       await page.goto(`${gateway.current.url}/graphql?query=${encodeURIComponent('{ noSuchField }')}`);
       await page.locator('.graphiql-query-editor .squiggly-error').first().waitFor({ timeout: 10_000 });
 
       expect(elsewhere).toEqual([]);
       expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('runs its starter document as it opens: Login, then Statements, from the operations menu', { timeout: 30_000 }, async () => {
+    await seed(sandbox.url, DEMO_ACCOUNT.email, 'Fw2', 2, 'graphiql-demo-');
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${gateway.current.url}/graphql`);
+      await page.locator('.graphiql-query-editor .monaco-editor').waitFor({ timeout: 15_000 });
+      // Two operations: the run button asks which one.
+      await page.locator('.graphiql-execute-button').click();
+      await page.getByRole('menuitem', { name: 'Login' }).click();
+      await expect.poll(() => page.locator('.graphiql-response').innerText(), { timeout: 10_000 }).toMatch(/"uid":\s"demo@example.com"/);
+      // Then Statements, with the cookie the login set.
+      await page.locator('.graphiql-execute-button').click();
+      await page.getByRole('menuitem', { name: 'Statements' }).click();
+      await expect.poll(() => page.locator('.graphiql-response').innerText(), { timeout: 10_000 }).toContain('graphiql-demo-1');
+      // The docs' screenshot (docs/graphiql.png with GRAPHIQL_SCREENSHOT=docs/graphiql.png).
+      const shot = await page.screenshot();
+      expect(shot.subarray(1, 4).toString()).toBe('PNG');
+      writeFileSync(process.env.GRAPHIQL_SCREENSHOT ?? path.join(mkdtempSync(path.join(tmpdir(), 'graphiql-')), 'graphiql.png'), shot);
     } finally {
       await context.close();
     }

@@ -138,6 +138,42 @@ describe('/ops', () => {
   });
 });
 
+describe('/ops across a reload', () => {
+  it('says what each tile counts and that p50/p95 are bucket estimates, and keeps its history across a reload (sessionStorage)', async () => {
+    const context = await browser!.newContext({ httpCredentials: { username: 'ops', password: TOKEN } });
+    const page = await context.newPage();
+    const stored = () => page.evaluate(() => (JSON.parse(sessionStorage.getItem('sgw-ops-histories') ?? '[]') as [string, unknown[]][]).map(([, samples]) => samples.length));
+    const hitRateLabels = () =>
+      page.evaluate(() => {
+        const chartApi = (window as unknown as { Chart: { getChart(canvas: HTMLCanvasElement): { data: { labels: unknown[] } } | undefined } }).Chart;
+        return chartApi.getChart(document.getElementById('chart-hit-rate') as HTMLCanvasElement)?.data.labels.length ?? -1;
+      });
+    try {
+      await page.goto(`${gateway.current.url}/ops?every=1`);
+      const scopes = await page.locator('.tile').evaluateAll((tiles) => tiles.map((tile) => [tile.querySelector('.label')?.textContent, tile.querySelector('.scope')?.textContent]));
+      expect(scopes).toEqual([
+        ['Definitions hit rate', 'since start'],
+        ['Statements hit rate', 'since start'],
+        ['PDF hit rate', 'since start'],
+        ['Requests/s', 'last interval'],
+        ['Upstream calls failed', 'total since start'],
+        ['Rate-limited', 'total since start'],
+        ['Upstream circuits', 'now'],
+      ]);
+      expect(await page.locator('figcaption', { hasText: 'p50 and p95' }).textContent()).toContain("estimates from the histogram's buckets");
+      await expect.poll(async () => (await stored())[0] ?? 0, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+      const before = (await stored())[0]!;
+      await page.reload();
+      await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('Updated'), undefined, { timeout: 5_000 });
+      // One poll after the reload: its sample joins the kept ones (without them, no interval to chart yet).
+      expect(await hitRateLabels()).toBeGreaterThanOrEqual(before);
+      expect((await stored())[0]).toBeGreaterThan(before);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('/ops without OPS_TOKEN', () => {
   const emulator = useEmulator('sandbox');
   const production = useEmulator('production');

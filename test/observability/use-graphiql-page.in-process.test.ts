@@ -4,6 +4,9 @@
  * without a body). In-process specs are `<plugin>.in-process.test.ts` beside the area's other
  * tests (test/support/yoga.ts); graphiql.test.ts renders the page in Chromium through the gateway.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildSchema, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { useRoutes } from '../../src/http/use-routes';
 import { GRAPHIQL_ASSETS, GRAPHIQL_CSP, useGraphiQLPage, type GraphiQLPageOptions } from '../../src/observability/graphiql/use-graphiql-page';
@@ -15,7 +18,7 @@ const HTML = { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' };
 const server = (options: GraphiQLPageOptions = {}, paths = ['/graphql']) => yogaWith([useGraphiQLPage(options), useRoutes({ graphqlPaths: paths })], { graphiql: false });
 
 /** The JSON the page's bootstrap reads. */
-function pageConfig(html: string): { graphiql: { headers: string; credentials: string; title: string }; workers: Record<string, string> } {
+function pageConfig(html: string): { graphiql: { headers: string; credentials: string; title: string; query?: string }; workers: Record<string, string>; defaultQuery: string } {
   const json = /<script id="graphiql-config" type="application\/json">(.*?)<\/script>/s.exec(html)?.[1];
   if (!json) throw new Error('the page has no graphiql-config block');
   return JSON.parse(json) as ReturnType<typeof pageConfig>;
@@ -34,6 +37,18 @@ describe('useGraphiQLPage', () => {
     const config = pageConfig(await answer.text());
     expect(JSON.parse(config.graphiql.headers)).toEqual({ 'X-CSRF': '1' });
     expect(config.graphiql.credentials).toBe('same-origin');
+  });
+
+  it('starts the editor on a ready login mutation and a first query, which the bootstrap uses only without ?query= (not GraphiQL\'s query option, which would beat the URL)', async () => {
+    const config = pageConfig(await (await server().fetch('/graphql', { headers: HTML })).text());
+    expect(config.defaultQuery).toMatch(/^mutation Login \{\n {2}login\(\n {4}email: "demo@example.com"/m);
+    expect(config.defaultQuery).toMatch(/^query Statements \{$/m);
+    expect(config.graphiql.query).toBeUndefined();
+    // Valid against the gateway's public schema: both operations run as they stand.
+    const schema = buildSchema(readFileSync(path.resolve(__dirname, '../../schema/gateway.graphql'), 'utf8'));
+    expect(validate(schema, parse(config.defaultQuery)).map((error) => error.message)).toEqual([]);
+    const custom = pageConfig(await (await server({ defaultQuery: '{ hello }' }).fetch('/graphql', { headers: HTML })).text());
+    expect(custom.defaultQuery).toBe('{ hello }');
   });
 
   it('leaves GraphQL to Yoga for a GET that does not accept HTML and for a POST', async () => {

@@ -13,20 +13,20 @@ import { build, createServer, type InlineConfig, type ViteDevServer } from 'vite
 export const SPA_ROOT = path.resolve(__dirname, '..', '..', 'examples', 'spa');
 const VITE_CONFIG = path.join(SPA_ROOT, 'vite.config.ts');
 
-/** What `graphql-codegen --config examples/spa/codegen.ts` would write, without writing it. */
-export async function generatedFiles(): Promise<{ filename: string; content: string }[]> {
-  const context = await loadContext(path.join(SPA_ROOT, 'codegen.ts'));
+/** What `graphql-codegen --config examples/spa/codegen.ts` (or `<root>/codegen.ts`) would write, without writing it. */
+export async function generatedFiles(root = SPA_ROOT): Promise<{ filename: string; content: string }[]> {
+  const context = await loadContext(path.join(root, 'codegen.ts'));
   return generate(context, false);
 }
 
-/** `tsc -p examples/spa/tsconfig.json`: its messages, none when the example typechecks. */
-export function typecheckExample(): string[] {
-  const file = path.join(SPA_ROOT, 'tsconfig.json');
+/** `tsc -p examples/spa/tsconfig.json` (or `<root>/tsconfig.json`): its messages, none when the example typechecks. */
+export function typecheckExample(root = SPA_ROOT): string[] {
+  const file = path.join(root, 'tsconfig.json');
   const { config } = ts.readConfigFile(file, (name) => ts.sys.readFile(name));
-  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, SPA_ROOT);
+  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, root);
   const program = ts.createProgram(parsed.fileNames, parsed.options);
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const where = diagnostic.file ? `${path.relative(SPA_ROOT, diagnostic.file.fileName)}: ` : '';
+    const where = diagnostic.file ? `${path.relative(root, diagnostic.file.fileName)}: ` : '';
     return where + ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
   });
 }

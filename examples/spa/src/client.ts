@@ -40,12 +40,19 @@ let idsSupported = true;
 export interface ReadOptions {
   /** `Cache-Control: no-cache`: the gateway asks the upstream instead of its read cache (and refreshes it). */
   readonly noCache?: boolean;
+  /**
+   * For a mutation: `Idempotency-Key`, one per user intent, the same for every retry of it. The
+   * gateway runs the mutation at most once per key and answers a retry with the first answer.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** The data, and how old it is when the gateway's read cache answered (its `Age`, in seconds). */
 export interface Answer<TResult> {
   readonly data: TResult;
   readonly ageSeconds?: number;
+  /** `Idempotent-Replayed: true`: the answer the first request with this Idempotency-Key got. */
+  readonly replayed?: boolean;
 }
 
 /** One POST; the answer's body, or a GatewayError when there is none. */
@@ -55,7 +62,12 @@ async function post<TResult>(body: Record<string, unknown>, options: ReadOptions
     response = await fetch(`${gatewayUrl}/graphql`, {
       method: 'POST',
       credentials: 'include',
-      headers: { 'content-type': 'application/json', 'x-csrf': '1', ...(options.noCache ? { 'cache-control': 'no-cache' } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        'x-csrf': '1',
+        ...(options.noCache ? { 'cache-control': 'no-cache' } : {}),
+        ...(options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {}),
+      },
       body: JSON.stringify(body),
     });
   } catch {
@@ -76,7 +88,7 @@ export async function execute<TResult, TVariables>(
   return (await read(document, variables as TVariables)).data;
 }
 
-/** `execute`, with the cache control a read may send and the answer's age. */
+/** `execute`, with the headers a request may send (cache control, idempotency key) and what the answer's headers say. */
 export async function read<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, options: ReadOptions = {}): Promise<Answer<TResult>> {
   const id: unknown = document.__meta__?.['hash'];
   let sent: Awaited<ReturnType<typeof post<TResult>>> | undefined;
@@ -94,9 +106,10 @@ export async function read<TResult, TVariables>(document: TypedDocumentString<TR
     throw new GatewayError(error.extensions?.code ?? 'UNKNOWN', error.message, retryAfter);
   }
   if (!answer.data) throw new GatewayError('BAD_RESPONSE', `The gateway answered HTTP ${response.status} without data.`);
-  // Readable across origins because the gateway's CORS exposes Age.
+  // Readable across origins because the gateway's CORS exposes Age and Idempotent-Replayed.
   const age = response.headers.get('age');
-  return age === null ? { data: answer.data } : { data: answer.data, ageSeconds: Number(age) };
+  const replayed = response.headers.get('idempotent-replayed') === 'true';
+  return { data: answer.data, ...(age === null ? {} : { ageSeconds: Number(age) }), ...(replayed ? { replayed } : {}) };
 }
 
 /**
@@ -106,4 +119,9 @@ export async function read<TResult, TVariables>(document: TypedDocumentString<TR
  */
 export function pdfLink(otxId: string, inline: boolean): string {
   return `${gatewayUrl}/statements/${encodeURIComponent(otxId)}/pdf${inline ? '?inline=1' : ''}`;
+}
+
+/** A mutation sent with its intent's `Idempotency-Key`: the answer, and whether it was a replay of the first. */
+export async function mutate<TResult, TVariables>(document: TypedDocumentString<TResult, TVariables>, variables: TVariables, idempotencyKey: string): Promise<Answer<TResult>> {
+  return read(document, variables, { idempotencyKey });
 }

@@ -1,8 +1,9 @@
 /**
- * The example page: log in, follow the session's idle countdown, list statements, open or download
- * their PDFs, log out. Errors are handled by their contract code (see `handle`).
+ * The example page: log in, follow the session's idle countdown, list statements, add one (once per
+ * intent: add-statement.ts), open or download their PDFs, log out. Errors are handled by their contract code (see `handle`).
  */
 import './style.css';
+import { w2Filer } from './add-statement';
 import { execute, GatewayError, pdfLink, read } from './client';
 import { countdown } from './countdown';
 import type { Environment } from './gql/graphql';
@@ -14,9 +15,13 @@ const loginForm = $<HTMLFormElement>('login');
 const sessionPanel = $('session-panel');
 const statements = $('statements');
 const message = $('message');
+const addForm = $<HTMLFormElement>('add');
+const fileW2 = w2Filer();
 const timer = countdown($('countdown'), () => void refreshSession(SessionLeftQuery));
 
 const NO_COOKIE = `Logged in, but the browser did not send the session cookie back. The page (${location.origin}) and the gateway must be on the same site: one host name, any port (localhost and 127.0.0.1 are different sites).`;
+
+const field = (form: HTMLFormElement, name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement).value;
 
 interface SessionView {
   uid: string;
@@ -77,6 +82,8 @@ function handle(error: unknown): void {
       return say('Wrong e-mail or password.');
     case 'RATE_LIMITED':
       return waitOut(error.retryAfterSeconds ?? 1);
+    case 'IDEMPOTENCY_KEY_IN_USE': // the first attempt of this intent is still running: the same key again soon
+      return say('Still being filed: try again in a moment.', 'info');
     case 'CSRF_CHECK_FAILED': // a setup problem: the message says which check failed and why
     case 'PERSISTED_QUERY_ONLY': // a setup problem: the gateway's TRUSTED_DOCUMENTS_FILE lacks this page's documents
     default:
@@ -134,12 +141,11 @@ async function loadStatements(fresh = false): Promise<void> {
 
 loginForm.onsubmit = async (event) => {
   event.preventDefault();
-  const field = (name: string) => (loginForm.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement).value;
   try {
     const { login } = await execute(LoginMutation, {
-      email: field('email'),
-      password: field('password'),
-      environment: field('environment') as Environment,
+      email: field(loginForm, 'email'),
+      password: field(loginForm, 'password'),
+      environment: field(loginForm, 'environment') as Environment,
     });
     loginForm.reset();
     say('');
@@ -152,6 +158,27 @@ loginForm.onsubmit = async (event) => {
   } catch (error) {
     // Refused right after a successful login: the browser did not send the cookie back.
     if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') return showLogin(NO_COOKIE, 'error');
+    handle(error);
+  }
+};
+
+addForm.onsubmit = async (event) => {
+  event.preventDefault();
+  const uploaderId = field(addForm, 'uploaderId');
+  const taxYear = Number(field(addForm, 'taxYear'));
+  try {
+    const { replayed } = await fileW2({
+      uploaderId,
+      recipientFirstName: field(addForm, 'recipientFirstName'),
+      recipientLastName: field(addForm, 'recipientLastName'),
+      ...(taxYear ? { taxYear } : {}),
+    });
+    addForm.reset();
+    // The gateway dropped this account's cached reads when the mutation ran: the list is fresh.
+    await loadStatements();
+    say(replayed ? `${uploaderId} was already filed (the first attempt's answer).` : `Filed ${uploaderId}.`, 'info');
+    await refreshSession();
+  } catch (error) {
     handle(error);
   }
 };

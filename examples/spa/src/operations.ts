@@ -37,3 +37,23 @@ export const StatementsQuery = graphql(`
     }
   }
 `);
+
+/** Files one W-2. Sent with an Idempotency-Key: a retry of the same intent cannot file it twice. */
+export const AddW2Mutation = graphql(`
+  mutation AddW2($statements: [Fw2Input!]!) {
+    addFw2Statements(statements: $statements) {
+      errors
+      statements { messages statement { otxId uploaderId } }
+    }
+  }
+`);
+
+/** Whether statements with these uploader ids exist: after an unclear answer to AddW2. */
+export const StatementsByUploaderQuery = graphql(`
+  query StatementsByUploader($uploaderIds: [String!]) {
+    getFw2Statements(uploaderIds: $uploaderIds) {
+      errors
+      statements { nodes { otxId uploaderId } }
+    }
+  }
+`);

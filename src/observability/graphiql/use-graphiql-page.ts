@@ -17,6 +17,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
+import { STARTER_DOCUMENT } from './starter-document';
 
 export interface GraphiQLPageOptions {
   /** The GraphQL endpoint: the page is served there to browsers. Default `/graphql`. */
@@ -28,6 +29,11 @@ export interface GraphiQLPageOptions {
    * CSRF check): without it, a developer's first query after `login` would be refused.
    */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The editor's text when the page's URL has no `?query=` (one there wins, as links to GraphiQL
+   * expect). Default: a ready sign-in and a first read (starter-document.ts).
+   */
+  readonly defaultQuery?: string;
 }
 
 /** Where the assets live; `/graphiql/<version>/<file>`. */
@@ -111,9 +117,12 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPE
 /** JSON inside a `<script>` element: no `</script>` or `<!--` can end or change it. */
 const jsonForScript = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
-function pageHtml(title: string, base: string, graphiql: Record<string, unknown>): string {
+function pageHtml(title: string, base: string, graphiql: Record<string, unknown>, defaultQuery: string): string {
   const config = {
     graphiql,
+    // Not GraphiQL's `query` option, which Yoga's GraphiQL prefers to `?query=`: the bootstrap
+    // uses it only when the URL has none.
+    defaultQuery,
     workers: { editorWorkerService: `${base}editor.worker.js`, json: `${base}json.worker.js`, graphql: `${base}graphql.worker.js` },
   };
   return `<!doctype html>
@@ -136,13 +145,13 @@ function pageHtml(title: string, base: string, graphiql: Record<string, unknown>
 `;
 }
 
-export function useGraphiQLPage({ endpoint = '/graphql', title = 'GraphiQL', headers = { 'X-CSRF': '1' } }: GraphiQLPageOptions = {}): Plugin {
+export function useGraphiQLPage({ endpoint = '/graphql', title = 'GraphiQL', headers = { 'X-CSRF': '1' }, defaultQuery = STARTER_DOCUMENT }: GraphiQLPageOptions = {}): Plugin {
   const { version, files } = assetFiles();
   const prefix = `${GRAPHIQL_ASSETS}${version}/`;
   // Relative to the endpoint's directory (`/graphql` -> `graphiql/...`), as the browser resolves it.
   const base = `${path.posix.relative(path.posix.dirname(endpoint), prefix)}/`;
   // No `endpoint`: GraphiQL posts to the page's own path, which is the endpoint (also behind a prefix).
-  const page = pageHtml(title, base, { title, headers: JSON.stringify(headers, null, 2), credentials: 'same-origin' });
+  const page = pageHtml(title, base, { title, headers: JSON.stringify(headers, null, 2), credentials: 'same-origin' }, defaultQuery);
   const loaded = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
   const load = (file: string) => {
     let body = loaded.get(file);

@@ -20,6 +20,8 @@ type Documents = {
     "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": typeof types.LoginDocument,
     "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
     "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n": typeof types.StatementsDocument,
+    "\n  mutation AddW2($statements: [Fw2Input!]!) {\n    addFw2Statements(statements: $statements) {\n      errors\n      statements { messages statement { otxId uploaderId } }\n    }\n  }\n": typeof types.AddW2Document,
+    "\n  query StatementsByUploader($uploaderIds: [String!]) {\n    getFw2Statements(uploaderIds: $uploaderIds) {\n      errors\n      statements { nodes { otxId uploaderId } }\n    }\n  }\n": typeof types.StatementsByUploaderDocument,
 };
 const documents: Documents = {
     "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": types.SessionDocument,
@@ -27,6 +29,8 @@ const documents: Documents = {
     "\n  mutation Login($email: String!, $password: String!, $environment: Environment) {\n    login(email: $email, password: $password, environment: $environment) { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": types.LoginDocument,
     "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
     "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n": types.StatementsDocument,
+    "\n  mutation AddW2($statements: [Fw2Input!]!) {\n    addFw2Statements(statements: $statements) {\n      errors\n      statements { messages statement { otxId uploaderId } }\n    }\n  }\n": types.AddW2Document,
+    "\n  query StatementsByUploader($uploaderIds: [String!]) {\n    getFw2Statements(uploaderIds: $uploaderIds) {\n      errors\n      statements { nodes { otxId uploaderId } }\n    }\n  }\n": types.StatementsByUploaderDocument,
 };
 
 /**
@@ -49,6 +53,14 @@ export function graphql(source: "\n  mutation Logout {\n    logout\n  }\n"): typ
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n"): typeof import('./graphql').StatementsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AddW2($statements: [Fw2Input!]!) {\n    addFw2Statements(statements: $statements) {\n      errors\n      statements { messages statement { otxId uploaderId } }\n    }\n  }\n"): typeof import('./graphql').AddW2Document;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query StatementsByUploader($uploaderIds: [String!]) {\n    getFw2Statements(uploaderIds: $uploaderIds) {\n      errors\n      statements { nodes { otxId uploaderId } }\n    }\n  }\n"): typeof import('./graphql').StatementsByUploaderDocument;
 
 
 export function graphql(source: string) {

@@ -1226,6 +1226,20 @@ export type StatementsQueryVariables = Exact<{
 
 export type StatementsQuery = { __typename?: 'Query', getStatements?: { __typename?: 'GetStatementsPayload', errors: Array<string>, statements?: { __typename?: 'StatementConnection', nodes?: Array<{ __typename?: 'Statement', otxId?: string | null, uploaderId?: string | null, formType?: string | null, taxYear?: number | null, recipientFirstName?: string | null, recipientLastName?: string | null, statusDescription?: string | null }> | null } | null } | null };
 
+export type AddW2MutationVariables = Exact<{
+  statements: Array<Fw2Input> | Fw2Input;
+}>;
+
+
+export type AddW2Mutation = { __typename?: 'Mutation', addFw2Statements?: { __typename?: 'AddFw2StatementsPayload', errors: Array<string>, statements?: Array<{ __typename?: 'Fw2StatementResult', messages: Array<string>, statement?: { __typename?: 'Fw2Statement', otxId?: string | null, uploaderId?: string | null } | null }> | null } | null };
+
+export type StatementsByUploaderQueryVariables = Exact<{
+  uploaderIds?: InputMaybe<Array<Scalars['String']['input']> | Scalars['String']['input']>;
+}>;
+
+
+export type StatementsByUploaderQuery = { __typename?: 'Query', getFw2Statements?: { __typename?: 'GetFw2StatementsPayload', errors: Array<string>, statements?: { __typename?: 'Fw2StatementConnection', nodes?: Array<{ __typename?: 'Fw2Statement', otxId?: string | null, uploaderId?: string | null }> | null } | null } | null };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -1301,3 +1315,30 @@ export const StatementsDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"20f1d4d80945a753288e98a79840fdd23bf14240367cdc22ce89a45c4a10f90d"}) as unknown as TypedDocumentString<StatementsQuery, StatementsQueryVariables>;
+export const AddW2Document = new TypedDocumentString(`
+    mutation AddW2($statements: [Fw2Input!]!) {
+  addFw2Statements(statements: $statements) {
+    errors
+    statements {
+      messages
+      statement {
+        otxId
+        uploaderId
+      }
+    }
+  }
+}
+    `, {"hash":"96e685a76254bb2d532823b2af96ef4ed71339a8ca1face115dec7d72d04121a"}) as unknown as TypedDocumentString<AddW2Mutation, AddW2MutationVariables>;
+export const StatementsByUploaderDocument = new TypedDocumentString(`
+    query StatementsByUploader($uploaderIds: [String!]) {
+  getFw2Statements(uploaderIds: $uploaderIds) {
+    errors
+    statements {
+      nodes {
+        otxId
+        uploaderId
+      }
+    }
+  }
+}
+    `, {"hash":"9593633c7787c6fad4d0854931ec8ba0c793d5c37784c8f30efa71e1e2821a68"}) as unknown as TypedDocumentString<StatementsByUploaderQuery, StatementsByUploaderQueryVariables>;

@@ -13,6 +13,9 @@
     globalAPI: false,
     getWorkerUrl: (_moduleId, label) => workers[label] ?? workers.editorWorkerService,
   };
+  // The starter document, unless the URL brings a query (`?query=`, as GraphiQL links do): Yoga's
+  // GraphiQL would prefer its `query` option to the URL's, so the choice is made here.
+  if (!new URL(location.href).searchParams.get('query')) config.graphiql.query = config.defaultQuery;
   document.addEventListener('DOMContentLoaded', () => {
     YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), config.graphiql);
   });

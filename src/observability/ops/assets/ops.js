@@ -6,8 +6,30 @@
   const CACHES = ['definitions', 'statements', 'pdf'];
   const COLORS = { definitions: '#2e86de', statements: '#10ac84', pdf: '#ee5253', p50: '#54a0ff', p95: '#ff9f43', ok: '#10ac84', error: '#ee5253', timeout: '#f368e0', errors: '#ee5253' };
   // Counters are per process: one history per replica (and a restarted one starts afresh).
-  const histories = new Map();
+  // Kept in this tab's sessionStorage, so a reload (or a deploy of the page) keeps the charts.
+  const STORED = 'sgw-ops-histories';
+  const histories = restore();
   let samples = [];
+
+  /** The histories this tab kept, without those too old to chart next to a new sample. */
+  function restore() {
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(STORED) ?? '[]');
+      const oldest = Date.now() - HISTORY * every;
+      return new Map(kept.filter(([, list]) => Array.isArray(list) && list.length && list[list.length - 1].at > oldest));
+    } catch {
+      return new Map();
+    }
+  }
+
+  function keep() {
+    try {
+      sessionStorage.setItem(STORED, JSON.stringify([...histories]));
+    } catch {
+      // Over the storage quota (many replicas) or storage off: the charts still work, for this page view.
+      sessionStorage.removeItem(STORED);
+    }
+  }
 
   const time = (ms) => new Date(ms).toLocaleTimeString([], { hour12: false });
   const served = (c) => c.hit + c.stale;
@@ -131,6 +153,7 @@
       samples = histories.get(sample.instance);
       samples.push(sample);
       if (samples.length > HISTORY) samples.shift();
+      keep();
       render();
       status.className = '';
       const replicas = histories.size > 1 ? ` · replica ${sample.instance.split('-')[0]} of ${histories.size} seen` : '';
