@@ -29,8 +29,18 @@ export function movableClock(): { readonly now: () => number; advance(ms: number
   return { now: () => Date.now() + offsetMs, advance: (ms) => void (offsetMs += ms) };
 }
 
+export interface UseEmulatorOptions {
+  /** The emulator's clock (movableClock). */
+  readonly now?: () => number;
+  /**
+   * Reset before each test (default true). False for files whose tests run at once: one test's
+   * reset would end the upstream credentials another test is using.
+   */
+  readonly resetBeforeEach?: boolean;
+}
+
 /** Starts one emulator for the file and resets it (over HTTP) before each test. */
-export function useEmulator(environment: Environment = 'sandbox', options: { readonly now?: () => number } = {}): { readonly url: string; readonly emulator: RunningEmulator } {
+export function useEmulator(environment: Environment = 'sandbox', options: UseEmulatorOptions = {}): { readonly url: string; readonly emulator: RunningEmulator } {
   let emulator: RunningEmulator | undefined;
   beforeAll(async () => {
     emulator = await startEmulator({ environment, now: options.now });
@@ -39,7 +49,7 @@ export function useEmulator(environment: Environment = 'sandbox', options: { rea
     await emulator?.close();
   });
   beforeEach(async () => {
-    await control(handle.url, 'POST', '/__emulator/reset');
+    if (options.resetBeforeEach ?? true) await control(handle.url, 'POST', '/__emulator/reset');
   });
   const handle = {
     get url(): string {
