@@ -3,6 +3,15 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(__filename);
 
+// Three tiers, by name and folder (docs/development.md): `*.unit.test.ts` need no Redis, no process
+// and no Mesh build; test/e2e/ holds the process-level suites; every other test file is an
+// integration spec on a real Redis, the emulator and in-process gateways. `npm test` runs all
+// three; `npm run test:unit` the first alone, without the Redis check.
+const UNIT = 'test/**/*.unit.test.ts';
+const E2E = 'test/e2e/**/*.test.ts';
+// Fails the run when Redis is absent; builds the Mesh artifacts the gateway starts from.
+const NEEDS_REDIS_AND_MESH = ['test/global-setup.ts'];
+
 export default defineConfig({
   resolve: {
     // graphql 16 ships CJS (main) and ESM (module). Node loads the CJS one for dependencies such
@@ -11,9 +20,12 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    // Fails the run when Redis is absent; builds the Mesh artifacts the gateway starts from.
-    globalSetup: ['test/global-setup.ts'],
+    projects: [
+      // Nothing listens on port 1: a unit spec that reaches for the tests' Redis fails in `npm test` too.
+      { extends: true, test: { name: 'unit', include: [UNIT], env: { TEST_REDIS_URL: 'redis://127.0.0.1:1/0' } } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [UNIT, E2E], globalSetup: NEEDS_REDIS_AND_MESH } },
+      { extends: true, test: { name: 'e2e', include: [E2E], globalSetup: NEEDS_REDIS_AND_MESH } },
+    ],
     // Every test file starts its own emulator on a free loopback port; files run in parallel.
     pool: 'forks',
     // A worker keeps its modules from one test file to the next: Mesh, graphql-js and the gateway

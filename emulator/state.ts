@@ -52,13 +52,15 @@ export interface LoggedRequest {
 }
 
 export class EmulatorState {
-  readonly accounts = new Accounts();
+  readonly accounts: Accounts;
   settings: Settings = { ...DEFAULT_SETTINGS };
   private readonly stores = new Map<number, StatementStore>();
   private requestLog: LoggedRequest[] = [];
   private readonly blankForms = new Map<FormSpec, Promise<string>>();
 
-  constructor(readonly environment: Environment) {
+  /** `now` dates tokens, their expiry and devise's batch window (tests move it instead of waiting). */
+  constructor(readonly environment: Environment, now: () => number = Date.now) {
+    this.accounts = new Accounts(now);
     this.reset();
   }
 

@@ -9,7 +9,7 @@
  * not resolve. `--dot` prints instead a Graphviz graph of the dependencies between src/'s
  * folders (and its top-level files), dashed where every import behind an arrow is type-only:
  * `npx tsx scripts/import-graph.ts --dot | dot -Tsvg > layout.svg`. `--repo` reads another
- * checkout, such as an older commit's worktree. test/architecture/imports.test.ts asserts the
+ * checkout, such as an older commit's worktree. test/architecture/imports.unit.test.ts asserts the
  * same and the layout's direction rules.
  */
 import path from 'node:path';

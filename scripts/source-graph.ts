@@ -8,7 +8,7 @@
  * Specifiers are resolved with the project's tsconfig (`ts.resolveModuleName`), as tsc resolves
  * them; packages are left out, and a relative specifier that resolves to nothing is reported,
  * since a blind spot would let a circle through unseen.
- * Used by `scripts/import-graph.ts` and `test/architecture/imports.test.ts`.
+ * Used by `scripts/import-graph.ts` and `test/architecture/imports.unit.test.ts`.
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -13,7 +13,7 @@ import { selectsPdf } from '../gateway/root-fields';
 
 /**
  * Upstream root fields the gateway answers itself (additional-resolvers/): never forwarded.
- * test/fast-path/plans.test.ts checks this list against the resolvers.
+ * test/fast-path/plans.unit.test.ts checks this list against the resolvers.
  */
 export const GATEWAY_RESOLVED_FIELDS: ReadonlySet<string> = new Set(['statementDefinitions']);
 

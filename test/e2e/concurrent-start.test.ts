@@ -81,7 +81,8 @@ async function npmStart(cwd: string): Promise<Started> {
 }
 
 function ensure(cwd: string): string {
-  const run = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/ensure-mesh.ts'], { cwd, encoding: 'utf8', timeout: 60_000 });
+  // tsx's loader in this one process (tsx's CLI would start Node again in a child).
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/ensure-mesh.ts'], { cwd, encoding: 'utf8', timeout: 60_000 });
   expect(run.status, run.stderr).toBe(0);
   return run.stderr;
 }

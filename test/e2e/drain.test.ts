@@ -7,7 +7,7 @@
  * The upstream is slowed through the emulator's settings.
  */
 import { Agent, request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT, useEmulator } from '../support/emulator';
 import { startGatewayProcess } from '../support/gateway';
 import type { Launched } from '../support/launcher';
@@ -30,6 +30,24 @@ afterEach(async () => {
 
 const start = (env: Record<string, string>) =>
   startGatewayProcess({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, ...env });
+
+// Each test drains a gateway process of its own. A start takes seconds of CPU: the next test's
+// gateway starts while this one waits on the slow upstream, one start at a time (three at once
+// did not start within 25 s on a loaded machine).
+const ENVS = {
+  drain: { SHUTDOWN_DELAY: `${DELAY_MS}ms`, SHUTDOWN_TIMEOUT: '12s' },
+  secondSignal: { SHUTDOWN_DELAY: '300ms', SHUTDOWN_TIMEOUT: '20s' },
+  cut: { SHUTDOWN_DELAY: '0', SHUTDOWN_TIMEOUT: '300ms' },
+};
+type Named = keyof typeof ENVS;
+const starting: Partial<Record<Named, Promise<Launched>>> = {};
+const started = (name: Named): Promise<Launched> => (starting[name] ??= start(ENVS[name]));
+/** Starts `name`'s gateway now; a failed start is reported by the test that awaits it. */
+const startEarly = (name: Named) => void started(name).catch(() => undefined);
+afterAll(async () => {
+  // Those a failing or skipped test never reached.
+  await Promise.all(Object.values(starting).map((launched) => launched.then((gateway) => gateway.stop({ forceAfterMs: 1_000 }), () => undefined)));
+});
 
 interface Answer {
   readonly status: number;
@@ -56,7 +74,8 @@ const TYPENAME = { query: '{ __typename }' };
 
 describe('SIGTERM', () => {
   it('answers readiness 503 stopping at once, serves requests during SHUTDOWN_DELAY, finishes slow requests in flight, then exits 0 with the port closed', async () => {
-    gateway = await start({ SHUTDOWN_DELAY: `${DELAY_MS}ms`, SHUTDOWN_TIMEOUT: '12s' });
+    gateway = await started('drain');
+    startEarly('secondSignal');
     const { url } = gateway;
     const agent = new Agent({ keepAlive: true });
     // An idle keep-alive connection, which must not hold the process until its keep-alive timeout.
@@ -88,7 +107,8 @@ describe('SIGTERM', () => {
   }, PROCESS_TEST_MS);
 
   it('keeps draining through a second SIGTERM, as a signal to the process group arrives twice', async () => {
-    gateway = await start({ SHUTDOWN_DELAY: '300ms', SHUTDOWN_TIMEOUT: '20s' });
+    gateway = await started('secondSignal');
+    startEarly('cut');
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: LATENCY_MS });
     const slow = send(gateway.url, new Agent(), 'POST', '/graphql', LOGIN);
     await sleep(300);
@@ -103,7 +123,7 @@ describe('SIGTERM', () => {
   }, PROCESS_TEST_MS);
 
   it('cuts requests still in flight after SHUTDOWN_TIMEOUT and exits 0', async () => {
-    gateway = await start({ SHUTDOWN_DELAY: '0', SHUTDOWN_TIMEOUT: '300ms' });
+    gateway = await started('cut');
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { hangMs: 20_000 });
     const hung = send(gateway.url, new Agent(), 'POST', '/graphql', LOGIN).then(() => 'answered', () => 'cut');
     await sleep(300);

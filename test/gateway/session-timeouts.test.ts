@@ -3,10 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNT } from '../support/emulator';
 import { Browser, useGatewayOnEmulators } from '../support/gateway';
 
-const { gateway } = useGatewayOnEmulators({ SESSION_IDLE_TIMEOUT: '1200ms', SESSION_ABSOLUTE_TIMEOUT: '3s' });
+// The tests run at once, siblings in one suite (vitest runs sibling suites one after another):
+// each mostly waits on a session of its own, about 14 s in a row. No emulator reset between them,
+// which would end the others' upstream credentials; each signs the demo account in once, under
+// devise's ten clients per account.
+const { gateway } = useGatewayOnEmulators({ SESSION_IDLE_TIMEOUT: '1200ms', SESSION_ABSOLUTE_TIMEOUT: '3s' }, { resetBeforeEach: false });
 
 const GREETING = '{ secretGreeting { response } }';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const IDLE = '{ session { idleExpiresAt expiresAt } }';
+const idleEnd = async (browser: Browser) => Date.parse((await browser.graphql<{ session: { idleExpiresAt: string } }>(IDLE)).body.data?.session.idleExpiresAt ?? '');
+const PEEK = '{ session(touch: false) { idleExpiresAt idleExpiresInSeconds } }';
+type Peeked = { session: { idleExpiresAt: string; idleExpiresInSeconds: number } | null };
 
 async function signedIn(): Promise<Browser> {
   const browser = new Browser(gateway.current.url);
@@ -14,7 +23,7 @@ async function signedIn(): Promise<Browser> {
   return browser;
 }
 
-describe('session timeouts', () => {
+describe.concurrent('session timeouts', () => {
   it('ends a session left idle longer than SESSION_IDLE_TIMEOUT', async () => {
     const browser = await signedIn();
     await sleep(1_600);
@@ -43,13 +52,9 @@ describe('session timeouts', () => {
     expect(end).toBeGreaterThanOrEqual(before + 2_900);
     expect(end).toBeLessThanOrEqual(Date.now() + 3_100);
   });
-});
 
-describe('Session.idleExpiresAt', () => {
-  const IDLE = '{ session { idleExpiresAt expiresAt } }';
-  const idleEnd = async (browser: Browser) => Date.parse((await browser.graphql<{ session: { idleExpiresAt: string } }>(IDLE)).body.data?.session.idleExpiresAt ?? '');
 
-  it('is the idle timeout from the last request, moved on by asking session, and the session ends then', async () => {
+  it('Session.idleExpiresAt is the idle timeout from the last request, moved on by asking session, and the session ends then', async () => {
     const before = Date.now();
     const browser = new Browser(gateway.current.url);
     const login = await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
@@ -71,20 +76,16 @@ describe('Session.idleExpiresAt', () => {
     expect((await browser.graphql(GREETING)).codes).toEqual(['UNAUTHENTICATED']);
   });
 
-  it('never passes the absolute end', async () => {
+  it('Session.idleExpiresAt never passes the absolute end', async () => {
     const browser = await signedIn();
     await sleep(2_200);
     const answer = await browser.graphql<{ session: { idleExpiresAt: string; expiresAt: string } }>(IDLE);
     const session = answer.body.data?.session;
     expect(Date.parse(session?.idleExpiresAt ?? '')).toBe(Date.parse(session?.expiresAt ?? ''));
   });
-});
 
-describe('session(touch: false)', () => {
-  const PEEK = '{ session(touch: false) { idleExpiresAt idleExpiresInSeconds } }';
-  type Peeked = { session: { idleExpiresAt: string; idleExpiresInSeconds: number } | null };
 
-  it('reads the time left without moving the idle timeout on, and the session still ends on time', async () => {
+  it('session(touch: false) reads the time left without moving the idle timeout on, and the session still ends on time', async () => {
     const browser = new Browser(gateway.current.url);
     const login = await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password);
     const atLogin = Date.parse(login.body.data?.login.idleExpiresAt ?? '');
@@ -101,7 +102,7 @@ describe('session(touch: false)', () => {
     expect((await browser.graphql(GREETING)).codes).toEqual(['UNAUTHENTICATED']);
   });
 
-  it('lets an idle page whose clock runs 5 s ahead sign out on time, counting down from idleExpiresInSeconds', async () => {
+  it('session(touch: false) lets an idle page whose clock runs 5 s ahead sign out on time, counting down from idleExpiresInSeconds', async () => {
     const pageClock = () => Date.now() + 5_000;
     const browser = new Browser(gateway.current.url);
     expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
@@ -122,7 +123,7 @@ describe('session(touch: false)', () => {
     expect((signedOutAt ?? 0) - lastActivity).toBeLessThan(1_200 + 600);
   });
 
-  it('still counts a request that asks session beside another field as activity', async () => {
+  it('session(touch: false) still counts a request that asks session beside another field as activity', async () => {
     const browser = await signedIn();
     await sleep(700);
     const mixed = await browser.graphql<{ session: { idleExpiresAt: string } }>('{ session(touch: false) { idleExpiresAt } secretGreeting { response } }');

@@ -23,17 +23,33 @@ async function answer<T>(response: Response): Promise<HttpAnswer<T>> {
   return { status: response.status, headers: response.headers, body: body as T };
 }
 
+/** A clock that runs with Date.now and that a test moves forward, for the emulator's tokens. */
+export function movableClock(): { readonly now: () => number; advance(ms: number): void } {
+  let offsetMs = 0;
+  return { now: () => Date.now() + offsetMs, advance: (ms) => void (offsetMs += ms) };
+}
+
+export interface UseEmulatorOptions {
+  /** The emulator's clock (movableClock). */
+  readonly now?: () => number;
+  /**
+   * Reset before each test (default true). False for files whose tests run at once: one test's
+   * reset would end the upstream credentials another test is using.
+   */
+  readonly resetBeforeEach?: boolean;
+}
+
 /** Starts one emulator for the file and resets it (over HTTP) before each test. */
-export function useEmulator(environment: Environment = 'sandbox'): { readonly url: string; readonly emulator: RunningEmulator } {
+export function useEmulator(environment: Environment = 'sandbox', options: UseEmulatorOptions = {}): { readonly url: string; readonly emulator: RunningEmulator } {
   let emulator: RunningEmulator | undefined;
   beforeAll(async () => {
-    emulator = await startEmulator({ environment });
+    emulator = await startEmulator({ environment, now: options.now });
   });
   afterAll(async () => {
     await emulator?.close();
   });
   beforeEach(async () => {
-    await control(handle.url, 'POST', '/__emulator/reset');
+    if (options.resetBeforeEach ?? true) await control(handle.url, 'POST', '/__emulator/reset');
   });
   const handle = {
     get url(): string {

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { useEmulator, type HttpAnswer } from './emulator';
+import { useEmulator, type HttpAnswer, type UseEmulatorOptions } from './emulator';
 import { startGatewayInProcess, type TestGateway } from './in-process';
 import { launchGateway, runGatewayToExit, type Launched } from './launcher';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy';
@@ -129,9 +129,9 @@ export function useGatewayReplicas(count: number, extraEnv: Record<string, strin
 }
 
 /** Both emulators and a gateway on the test Redis in front of them, started before the file's tests. */
-export function useGatewayOnEmulators(extraEnv: Record<string, string> = {}) {
-  const sandbox = useEmulator('sandbox');
-  const production = useEmulator('production');
+export function useGatewayOnEmulators(extraEnv: Record<string, string> = {}, emulatorOptions: UseEmulatorOptions = {}) {
+  const sandbox = useEmulator('sandbox', emulatorOptions);
+  const production = useEmulator('production', emulatorOptions);
   const gateway = useGateway(() => ({
     UPSTREAM_SANDBOX_URL: sandbox.url,
     UPSTREAM_PRODUCTION_URL: production.url,

@@ -27,7 +27,8 @@ function productionPackages(): string[] {
 
 export function productionCheckout(): ProductionCheckout {
   const dir = mkdtempSync(path.join(tmpdir(), 'sgw-production-'));
-  execFileSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/build.ts', path.join(dir, 'dist')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
+  // tsx's loader in this one process (tsx's CLI would start Node again in a child).
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', path.join(dir, 'dist')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
   for (const file of ['package.json', 'package-lock.json']) cpSync(path.join(ROOT, file), path.join(dir, file));
   for (const source of productionPackages()) {
     // A package's own files; its nested node_modules hold packages listed (or not) on their own.

@@ -1,7 +1,7 @@
 /**
  * useGraphiQLPage, in process: the page only for a browser's GET at the endpoint, the options it
  * starts with, asset URLs relative to the endpoint, and the assets (versioned, immutable, HEAD
- * without a body). In-process specs are `<plugin>.in-process.test.ts` beside the area's other
+ * without a body). In-process specs are `<plugin>.unit.test.ts` beside the area's other
  * tests (test/support/yoga.ts); graphiql.test.ts renders the page in Chromium through the gateway.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * useRoutes, in process: which paths and requests reach GraphQL, and the contract's JSON errors
- * for the rest. In-process specs are `<plugin>.in-process.test.ts` beside the area's other tests,
+ * for the rest. In-process specs are `<plugin>.unit.test.ts` beside the area's other tests,
  * on test/support/yoga.ts (Yoga's fetch, no gateway process).
  */
 import { describe, expect, it } from 'vitest';

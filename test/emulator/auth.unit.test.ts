@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import {
-  DEMO_ACCOUNT, control, credentialFrom, graphql, signIn, signInRaw, useEmulator, type Credential,
+  DEMO_ACCOUNT, control, credentialFrom, graphql, movableClock, signIn, signInRaw, useEmulator, type Credential,
 } from '../support/emulator';
 
-const ctx = useEmulator('sandbox');
+// Token expiry and devise's 5-second batch window run on this clock: the tests move it past them.
+const clock = movableClock();
+const ctx = useEmulator('sandbox', { now: clock.now });
 const GREETING = '{ secretGreeting { response errors } }';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function schemaOf(name: string): object {
   return JSON.parse(readFileSync(join(__dirname, '..', '..', 'sources', 'sign-in', name), 'utf8')) as object;
@@ -131,7 +132,7 @@ describe('emulator credential headers on /v2/graphql', () => {
     await control(ctx.url, 'PATCH', '/__emulator/settings', { tokenTtlSeconds: 1 });
     const credential = await signIn(ctx.url);
     expect((await graphql(ctx.url, credential, GREETING)).status).toBe(200);
-    await sleep(2100);
+    clock.advance(2100);
     expect((await graphql(ctx.url, credential, GREETING)).status).toBe(401);
   });
 });
@@ -202,7 +203,7 @@ describe('emulator token rotation (rotateTokens)', () => {
     await rotateOn();
     const t0 = await signIn(ctx.url);
     await rotatedToken(t0);
-    await sleep(5100);
+    clock.advance(5100);
     const res = await graphql(ctx.url, t0, GREETING);
     expect(res.status).toBe(200);
     expect(res.headers.get('access-token')).not.toBe(t0['access-token']);
@@ -226,7 +227,7 @@ describe('emulator token rotation (rotateTokens)', () => {
     const t0 = await signIn(ctx.url);
     const t1 = { ...t0, 'access-token': await rotatedToken(t0) };
     await rotatedToken(t1);
-    await sleep(5100);
+    clock.advance(5100);
     expect((await graphql(ctx.url, t0, GREETING)).status).toBe(401);
     expect((await graphql(ctx.url, t1, GREETING)).status).toBe(200);
   });

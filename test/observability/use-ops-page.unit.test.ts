@@ -1,7 +1,7 @@
 /**
  * useOpsPage (with createOpsAccess), in process: the redirect, the Basic challenge, methods, the
  * page's assets under a strict CSP, and /ops/data read from the metrics registry at the clock's time.
- * In-process specs are `<plugin>.in-process.test.ts` beside the area's other tests (test/support/yoga.ts).
+ * In-process specs are `<plugin>.unit.test.ts` beside the area's other tests (test/support/yoga.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { useRoutes } from '../../src/http/use-routes';

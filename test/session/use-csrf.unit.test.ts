@@ -2,7 +2,7 @@
  * useCsrf, in process, behind the executed operation and before error mapping as in the gateway,
  * exempting the requests its `exempt` rule names (the gateway's: the requests it builds itself): which
  * requests need the CSRF/origin check (those with the session cookie, and every `login`), the
- * refusal the client gets, and the log line. csrf.test.ts covers the check itself.
+ * refusal the client gets, and the log line. csrf.unit.test.ts covers the check itself.
  */
 import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * useDistinctValidationRules, in process: with graphql-js's rules registered twice (as Yoga and
  * Mesh both do in the gateway), each validation error is reported once. In-process specs are
- * `<plugin>.in-process.test.ts` beside the area's other tests (test/support/yoga.ts).
+ * `<plugin>.unit.test.ts` beside the area's other tests (test/support/yoga.ts).
  */
 import { NoSchemaIntrospectionCustomRule, specifiedRules } from 'graphql';
 import type { Plugin } from 'graphql-yoga';

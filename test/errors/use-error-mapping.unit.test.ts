@@ -1,7 +1,7 @@
 /**
  * useErrorMapping, in process: every error a client sees carries one of the contract's codes and
  * its status, with a message written by the gateway; anything unexpected is masked, its cause
- * logged and counted. In-process specs are `<plugin>.in-process.test.ts` beside the area's other
+ * logged and counted. In-process specs are `<plugin>.unit.test.ts` beside the area's other
  * tests (test/support/yoga.ts).
  */
 import { GraphQLScalarType } from 'graphql';

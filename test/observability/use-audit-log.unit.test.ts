@@ -3,7 +3,7 @@
  * pipeline pieces in their order (client address, executed operation, CSRF check, identity with
  * the browser-session strategy over a memory session store, session rate limit, error mapping):
  * who did what (mutations, logins, refusals, refused answers outside GraphQL), from where, how it
- * ended, and nothing secret. In-process specs are `<plugin>.in-process.test.ts` beside the area's
+ * ended, and nothing secret. In-process specs are `<plugin>.unit.test.ts` beside the area's
  * other tests (test/support/yoga.ts); audit.test.ts runs the trail through the gateway.
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
  * useMetricsEndpoint (with createOpsAccess) and useGraphqlMetrics, in process: who may read
  * /metrics, what a refusal looks like, and which GraphQL series a request leaves behind.
- * In-process specs are `<plugin>.in-process.test.ts` beside the area's other tests (test/support/yoga.ts).
+ * In-process specs are `<plugin>.unit.test.ts` beside the area's other tests (test/support/yoga.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { useRoutes } from '../../src/http/use-routes';

@@ -2,7 +2,7 @@
  * useQueryLimits, in process, each limit at its exact boundary: the query text's bytes (UTF-8),
  * tokens, depth, aliases, directives, cost, the PDFs one answer may carry, and introspection.
  * useErrorMapping runs after it, as in the gateway; graphql-armor's refusals are QUERY_TOO_COMPLEX
- * (400) where they are made, before it. In-process specs are `<plugin>.in-process.test.ts`
+ * (400) where they are made, before it. In-process specs are `<plugin>.unit.test.ts`
  * beside the area's other tests (test/support/yoga.ts); query-bounds.test.ts covers the upstream schema.
  */
 import { buildSchema, parse, validate } from 'graphql';

@@ -1,5 +1,5 @@
 /**
- * The import-graph reader and the circle finder that test/architecture/imports.test.ts relies
+ * The import-graph reader and the circle finder that test/architecture/imports.unit.test.ts relies
  * on: a layout test whose tool cannot see a circle would pass forever. The reader runs on a
  * throw-away project written to a temporary folder; the finder on small graphs.
  */
