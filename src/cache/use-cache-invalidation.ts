@@ -9,14 +9,17 @@
 import { getVariableValues, OperationTypeNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Plugin } from 'graphql-yoga';
-import { executedOf } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
 import { upstreamOutcome } from '../upstream/outcome';
 import { identityScope } from './scope';
 import { cacheKeys, type CacheStore, type GroupSelection } from './store';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 export interface CacheInvalidationOptions {
   readonly store: CacheStore;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
 }
 
 /** Mutations that change nothing a cache holds. */
@@ -69,11 +72,11 @@ export function touchedPdfs(schema: GraphQLSchema, operation: OperationDefinitio
   return ids.size || aliases.size ? { ids: [...ids], aliases: [...aliases] } : undefined;
 }
 
-export function useCacheInvalidation({ store }: CacheInvalidationOptions): Plugin<IdentityContext> {
+export function useCacheInvalidation({ store, operations }: CacheInvalidationOptions): Plugin<IdentityContext> {
   return {
     async onExecute({ args }) {
       const context = args.contextValue;
-      const executed = executedOf(context.request);
+      const executed = operations.get(context.request);
       if (executed?.operation.operation !== OperationTypeNode.MUTATION) return;
       const { operation, fields } = executed;
       if (fields.every((field) => HARMLESS.has(field.name.value))) return;

@@ -24,7 +24,6 @@ import type { Environment } from '../environment';
 import { errorResponse, GatewayError, gatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
-import { noteRequestUid } from '../observability/use-access-log';
 import { clientAddressOf } from '../protection/client-address';
 import type { LoginLimits } from '../protection/login-limits';
 import { overLimit, type RateLimitStore } from '../protection/rate-limiter';
@@ -39,6 +38,7 @@ import { checkPassThrough, readPassThrough, type PassThroughRequest } from './pa
 import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-limits';
 import { beginDropIn, dropInStateOf, type DropInState } from './state';
 import type { VerifiedCredentials } from './verified-credentials';
+import type { RequestSlot } from '../request/slot';
 
 export { credentialHeadersOf } from './pass-through';
 
@@ -56,6 +56,8 @@ export interface DropInFrontOptions {
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
   readonly clock: () => number;
+  /** The upstream user each request acted as, for its access log line. */
+  readonly uid: RequestSlot<string>;
 }
 
 /** Credential headers echoed as devise does when no upstream call answered (verified credentials only). */
@@ -84,7 +86,7 @@ function failureResponse(error: unknown): Response {
 }
 
 export function useDropInFront(options: DropInFrontOptions): Plugin {
-  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock } = options;
+  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock, uid } = options;
   /** The schema being served, for the limits on passed-through GraphQL (its statements and pages). */
   let schema: GraphQLSchema | undefined;
   const call = (target: UpstreamTarget, route: FrontRoute, operation: string, retry?: 'safe'): PassThroughCall =>
@@ -107,7 +109,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
       const { response } = await passThrough(request, rebuilt, call(target, route, 'signIn', 'safe'), 'application/json');
       const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
       if (credential) {
-        noteRequestUid(request, credential.uid);
+        uid.set(request, credential.uid);
         await verified.remember(target.cacheNamespace, credential, clock());
       }
       return response;
@@ -122,7 +124,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     const params = jsonObject(body);
     const credential = credentialFromHeaders((name) => sent.get(name) ?? (typeof params[name] === 'string' ? params[name] : null));
     if (credential) {
-      if (response.ok) noteRequestUid(request, credential.uid);
+      if (response.ok) uid.set(request, credential.uid);
       await verified.forget(target.cacheNamespace, credential);
     }
     return response;
@@ -165,7 +167,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     // Only devise's headers for this uid and client say the upstream authenticated the credential
     // (confirmRegistration or introspection answer 200 without one).
     if (!presented || !response.ok || answered?.uid !== presented.uid || answered.client !== presented.client) return response;
-    noteRequestUid(request, presented.uid);
+    uid.set(request, presented.uid);
     const rotated = credentialFromHeaders((name) => answered[name]);
     await verified.remember(target.cacheNamespace, rotated ?? presented, clock());
     return response;
@@ -201,7 +203,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
           if (expiry !== undefined) {
             // Runs through the gateway, as the drop-in identity (identity.ts reads it from here).
             state.verified = expiry ? { ...presented, expiry: Number(expiry) } : presented;
-            noteRequestUid(request, presented.uid);
+            uid.set(request, presented.uid);
             return;
           }
         }

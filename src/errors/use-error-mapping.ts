@@ -9,14 +9,17 @@ import type { Plugin } from 'graphql-yoga';
 import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from './';
 import { QUERY_LIMIT_MESSAGE } from '../protection/use-query-limits';
 import { isDropInRequest } from '../drop-in/state';
-import { executedOf } from '../gateway/executed';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import { upstreamOutcome } from '../upstream/outcome';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 export interface ErrorMappingOptions {
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
 }
 
 /** Codes the HTTP executor puts on errors about the upstream's answer. */
@@ -46,9 +49,9 @@ function asUpstreamWould(error: GraphQLError): GraphQLError {
   return clientError(code, error.message, error.path, undefined, 200);
 }
 
-export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
+export function useErrorMapping({ log, metrics, operations }: ErrorMappingOptions): Plugin {
   const mapError = (error: GraphQLError, request: Request): GraphQLError => {
-    const operation = executedOf(request)?.names;
+    const operation = operations.get(request)?.names;
     // graphql-armor's refusals come as parse or validation errors.
     if (!error.path && QUERY_LIMIT_MESSAGE.test(error.message)) {
       return clientError('QUERY_TOO_COMPLEX', error.message.replace(/^Syntax Error: /, 'Query too complex: '));

@@ -55,6 +55,8 @@ function useResolverServices(services: ResolverServices): Plugin<GatewayContext>
 export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayContext>[] {
   const { config, log, metrics, clock, upstreams, upstreamFetch, sessions, caches, rateLimits, loginLimits } = runtime;
   const { limits, cache } = config;
+  const { documents } = runtime;
+  const { operations, startedAt, uid } = runtime.requestState;
   const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams };
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
@@ -64,7 +66,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     browserSessionStrategy(sessionDependencies),
     serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
   ];
-  const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing }) : undefined;
+  const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing, documents }) : undefined;
   // GraphQL requests the gateway builds itself (the PDF download's read), exempt from the checks
   // only a client's own request needs.
   const internal = runtime.internalRequests;
@@ -74,7 +76,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
     // The longest a mutation's request may run: its call, a service account's sign-in and the call again.
     pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
-    health: runtime.sessionStoreHealth, metrics, log, clock,
+    health: runtime.sessionStoreHealth, metrics, log, clock, operations,
   });
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
@@ -91,12 +93,12 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // An idempotent mutation's kept answer in place (and a new one kept) before any other hook reads the answer.
     idempotency.responses,
     // Every request from here on: the access log line, and the session cookie's Set-Cookie headers.
-    useAccessLog({ log, clock }),
+    useAccessLog({ log, clock, startedAt, uid, operations }),
     useSessionCookies(),
     // The drop-in front ([/sandbox|/production]/v2/...): sign-in, sign-out and GraphQL without a
     // verified credential passed through; its GraphQL answers get the upstream's credential
     // headers (or refusal) on the way out.
-    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock }),
+    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock, uid }),
     // GET /statements/{otxId}/pdf: the `pdf` field read through this same pipeline, as a file.
     usePdfDownloads({ internal, allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, log }),
     // Every other path but /graphql and the front's GraphQL paths is 404; POST bodies must be JSON (415 otherwise).
@@ -117,42 +119,44 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     ...useQueryLimits({ introspection: limits.introspection, introspectionAllowed: isDropInRequest, maxQueryBytes: limits.maxQueryBytes }),
     useResolverServices({ sessions: { ...sessionDependencies, loginLimits, upstreamFetch }, definitions: caches.definitions }),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
-    useExecutedOperation(),
+    useExecutedOperation({ operations, documents }),
     // With tracing, the operation's span starts here (and ends after the audit log, below).
     ...(operationSpans ? [operationSpans.start] : []),
     // Cookie requests and logins pass the CSRF/origin check before anything acts for a browser (the
     // PDF download checked its Origin itself: a link sends no X-CSRF).
-    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: clientRequestsOnly }),
+    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: clientRequestsOnly, operations }),
     // Who the request acts as (the strategies above, in their order).
     useIdentity({
       strategies: identities,
       production: config.production,
       defaultUpstream: (request) => frontTarget(upstreams, request),
+      operations,
+      uid,
     }),
     // Rate limits: root fields per identity; root fields per address without one (login has its
     // own limits, in its resolver and the front's sign-in).
-    useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics }),
-    useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics }),
+    useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations }),
+    useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics, operations, documents }),
     // Mutations with an Idempotency-Key run at most once per identity and key: after every refusal
     // above (they keep nothing), before anything that may answer or call the upstream.
     idempotency.execution,
     // Caches, only ever after the identity was validated: definitions hits answered from the bytes
     // of an earlier identical answer (no execution); mutations invalidate first, then statement
     // reads may be answered per identity from the response cache.
-    useDefinitionsAnswers({ definitions: caches.definitions, metrics }),
-    useCacheInvalidation({ store: caches.store }),
+    useDefinitionsAnswers({ definitions: caches.definitions, metrics, operations }),
+    useCacheInvalidation({ store: caches.store, operations }),
     // The fast path: an operation of upstream fields only (no PDF) is one upstream call, not Mesh's
     // delegation. Before the read cache, whose lookup wraps it.
-    ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder })] : []),
-    useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock }),
+    ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder, operations })] : []),
+    useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents }),
     // Upstream calls: the identity's credential in, rotated tokens kept, a 401 as the identity says.
-    useCredentialBroker({ upstreamFetch }),
+    useCredentialBroker({ upstreamFetch, operations }),
     // Around the brokered call: PDFs per identity and statement from the PDF cache.
     usePdfCache({ store: caches.store, rewriter: caches.pdfRewriter, metrics, ttlMs: cache.pdfTtlMs, maxPdfBytes: cache.pdfMaxBytes }),
     // Last: every error the client sees gets a contract code and a safe message.
-    useErrorMapping({ log, metrics }),
+    useErrorMapping({ log, metrics, operations }),
     // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
-    useAuditLog({ log, cookieSecure: config.cookieSecure }),
+    useAuditLog({ log, cookieSecure: config.cookieSecure, operations }),
     ...(operationSpans ? [operationSpans.finish] : []),
   ] as Plugin<GatewayContext>[];
   return plugins as MeshPlugin<GatewayContext>[];

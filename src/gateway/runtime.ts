@@ -7,6 +7,8 @@ import { createForwarder, type Forwarder } from '../fast-path/forward';
 import { createRedisIdempotencyStore } from '../idempotency/redis-store';
 import { createMemoryIdempotencyStore, type IdempotencyStore } from '../idempotency/store';
 import { DocumentPlans } from '../fast-path/plans';
+import { DocumentFacts } from './executed';
+import { createRequestState, type RequestState } from './request-state';
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis';
 import type { Logger } from 'pino';
@@ -64,6 +66,10 @@ export interface GatewayRuntime {
   readonly idempotency: IdempotencyStore;
   /** The drop-in front's record of credentials the upstream accepted. */
   readonly verifiedCredentials: VerifiedCredentials;
+  /** Per-request state, one slot per piece (gateway/request-state.ts), for this gateway's requests only. */
+  readonly requestState: RequestState;
+  /** What is found once per parsed document (its executed operations, whether it selects `pdf`). */
+  readonly documents: DocumentFacts;
   /** Plans per document for the fast path (src/fast-path/); told the upstream's schema at start. */
   readonly plans: DocumentPlans;
   readonly forwarder: Forwarder;
@@ -164,13 +170,16 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     limits: config.limits, health: sessionStoreHealth, log, metrics, names: keys,
   });
 
+  const documents = new DocumentFacts();
   let closing: Promise<void> | undefined;
   return {
     config, logger, log, clock, metrics, upstreams, upstreamFetch, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
     keys,
     idempotency: redis ? createRedisIdempotencyStore(redis) : createMemoryIdempotencyStore(clock),
     verifiedCredentials: createVerifiedCredentials(redis, { keys, clock }),
-    plans: new DocumentPlans(),
+    requestState: createRequestState(),
+    documents,
+    plans: new DocumentPlans(documents),
     lifecycle: createLifecycle(),
     forwarder: createForwarder({ upstreamFetch, log, metrics }),
     internalRequests: createInternalRequests(),

@@ -17,7 +17,6 @@ import type { Plugin } from 'graphql-yoga';
 import type { DerivedKeys } from '../derived-keys';
 import { isDropInRequest } from '../drop-in/state';
 import { gatewayError, type GatewayError } from '../errors';
-import { executedOf } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -26,6 +25,8 @@ import { upstreamOutcome } from '../upstream/outcome';
 import { idempotencyKeyOf, requestFingerprint } from './request-key';
 import { openAnswer, sealAnswer, type StoredAnswer } from './sealed-answer';
 import type { IdempotencyStore, RecordName } from './store';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 export interface IdempotencyOptions {
   /** The session store's records (never the evicting cache store: an evicted record would let a filing run twice). */
@@ -41,6 +42,8 @@ export interface IdempotencyOptions {
   readonly metrics: GatewayMetrics;
   readonly log: LogEvents;
   readonly clock: () => number;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
 }
 
 /** The gateway's own mutations: a login's answer (its cookie) must never be replayed. */
@@ -54,7 +57,7 @@ export interface IdempotencyPlugins {
 }
 
 export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins {
-  const { store, keys, metrics, health } = options;
+  const { store, keys, metrics, health, operations } = options;
   const maxPerIdentity = options.maxPerIdentity ?? 1_000;
   /** The document text as the client sent it (the fingerprint's first part). */
   const texts = new WeakMap<Request, string>();
@@ -76,7 +79,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       const context = args.contextValue;
       const { request, identity } = context;
       if (!request.headers.has('idempotency-key') || isDropInRequest(request)) return;
-      const executed = executedOf(request);
+      const executed = operations.get(request);
       if (executed?.operation.operation !== OperationTypeNode.MUTATION) return;
       if (executed.fields.some((field) => GATEWAY_MUTATIONS.has(field.name.value))) return;
       const given = idempotencyKeyOf(request);
@@ -157,7 +160,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       } catch (error) {
         // The mutation ran; its record stays pending until `pendingMs` (409s), never unprotected.
         health.failed(error);
-        options.log.unexpectedError({ error, operation: executedOf(request)?.names });
+        options.log.unexpectedError({ error, operation: operations.get(request)?.names });
       }
     },
   };

@@ -4,24 +4,23 @@
  * the plugins before it (health, metrics, /ops, GraphiQL's page) are not logged.
  */
 import type { Plugin } from 'graphql-yoga';
-import { executedOf } from '../gateway/executed';
+import type { ExecutedOperation } from '../gateway/executed';
 import { pathnameOf } from '../http/url-path';
+import type { RequestSlot } from '../request/slot';
 import type { LogEvents } from './log-events';
-
-const started = new WeakMap<Request, number>();
-const uids = new WeakMap<Request, string>();
-
-/** The upstream user a request acted as, once known (an identity, a front sign-in's answer). */
-export function noteRequestUid(request: Request, uid: string): void {
-  uids.set(request, uid);
-}
 
 export interface AccessLogOptions {
   readonly log: LogEvents;
   readonly clock: () => number;
+  /** When each request reached this plugin. */
+  readonly startedAt: RequestSlot<number>;
+  /** The upstream user a request acted as, once known (an identity, a front sign-in's answer). */
+  readonly uid: RequestSlot<string>;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
 }
 
-export function useAccessLog({ log, clock }: AccessLogOptions): Plugin {
+export function useAccessLog({ log, clock, startedAt: started, uid: uids, operations }: AccessLogOptions): Plugin {
   return {
     onRequest({ request }) {
       started.set(request, clock());
@@ -29,7 +28,7 @@ export function useAccessLog({ log, clock }: AccessLogOptions): Plugin {
     onResponse({ request, response }) {
       const startedAt = started.get(request);
       if (startedAt === undefined) return;
-      const operation = executedOf(request)?.names;
+      const operation = operations.get(request)?.names;
       const uid = uids.get(request);
       log.requestCompleted({
         method: request.method,

@@ -17,18 +17,21 @@ import { OperationTypeNode, valueFromASTUntyped, type FieldNode } from 'graphql'
 import type { Plugin } from 'graphql-yoga';
 import { dropInStateOf } from '../drop-in/state';
 import { environmentFromEnum } from '../environment';
-import { executedOf } from '../gateway/executed';
 import type { RequestIdentity } from '../identity/identity';
 import type { IdentityContext } from '../identity/use-identity';
 import { clientAddressOf } from '../protection/client-address';
 import { sessionCookieOf } from '../session/cookie';
 import { sessionAuditId, sessionKey } from '../session/sessions';
 import type { AuditFields, LogEvents } from './log-events';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 export interface AuditLogOptions {
   readonly log: LogEvents;
   /** Which session cookie name to read (COOKIE_SECURE). */
   readonly cookieSecure: boolean;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
 }
 
 /** Codes that mean "not allowed": audited whatever the operation. */
@@ -96,7 +99,7 @@ function codesOf(result: unknown): string[] {
   });
 }
 
-export function useAuditLog({ log, cookieSecure }: AuditLogOptions): Plugin<IdentityContext> {
+export function useAuditLog({ log, cookieSecure, operations }: AuditLogOptions): Plugin<IdentityContext> {
   const variablesOf = new WeakMap<Request, Record<string, unknown>>();
   const contexts = new WeakMap<Request, IdentityContext>();
   /** The identity as execution began (logout removes it from the context). */
@@ -123,7 +126,7 @@ export function useAuditLog({ log, cookieSecure }: AuditLogOptions): Plugin<Iden
       const codes = codesOf(result);
       const refusal = REFUSALS.find((code) => codes.includes(code));
       const context = contexts.get(request);
-      const executed = executedOf(request);
+      const executed = operations.get(request);
       const mutation = executed?.operation.operation === OperationTypeNode.MUTATION;
       if (!context || (!mutation && !refusal)) return;
       const variables = variablesOf.get(request) ?? {};

@@ -21,12 +21,13 @@ import { createHash } from 'node:crypto';
 import { Store, useRateLimiter, type Identity } from '@envelop/rate-limiter';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimit } from '../config';
-import { executedOf, operationDocument } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import { addressGroup, clientAddressOf } from './client-address';
 import { overLimit, type RateLimitStore } from './rate-limiter';
+import type { DocumentFacts, ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 const LOGIN_ONLY = new Set(['login', '__typename']);
 
@@ -70,9 +71,13 @@ export interface AnonymousLimitOptions {
   readonly counters: RateLimitStore;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** What is known of each parsed document (the operation alone with its fragments). */
+  readonly documents: DocumentFacts;
 }
 
-export function useAnonymousLimit({ limit, counters, log, metrics }: AnonymousLimitOptions): Plugin<IdentityContext> {
+export function useAnonymousLimit({ limit, counters, log, metrics, operations, documents }: AnonymousLimitOptions): Plugin<IdentityContext> {
   const identifyFn = (context: IdentityContext) => addressHash(clientAddressOf(context.request));
   const rule = { field: '*', identifyFn: (context: unknown) => identifyFn(context as IdentityContext), max: limit.max, window: `${Math.round(limit.windowMs / 1000)}s` };
   const library = useRateLimiter({
@@ -86,7 +91,7 @@ export function useAnonymousLimit({ limit, counters, log, metrics }: AnonymousLi
     onExecute(payload) {
       // Found once (gateway/executed.ts); without a selectable operation graphql-js refuses the document.
       const context = payload.args.contextValue as IdentityContext;
-      const executed = executedOf(context.request);
+      const executed = operations.get(context.request);
       if (!onExecute || !executed || context.identity) return;
       const names = executed.fields.map((field) => field.name.value);
       if (names.includes('login') && names.every((name) => LOGIN_ONLY.has(name))) return;
@@ -95,7 +100,7 @@ export function useAnonymousLimit({ limit, counters, log, metrics }: AnonymousLi
         payload.setResultAndStopExecution({ errors: [overLimit({ log, metrics }, 'anonymous', { allowed: false, retryAfterMs: Math.max(1_000, limit.windowMs) })] });
         return;
       }
-      const document = operationDocument(executed);
+      const document = documents.operationDocument(executed);
       if (!document) return;
       return onExecute({ ...payload, args: { ...payload.args, document } });
     },

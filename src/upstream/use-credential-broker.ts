@@ -5,13 +5,16 @@
  */
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
 import { OperationTypeNode } from 'graphql';
-import { executedOf } from '../gateway/executed';
 import { isIdentityContext, type IdentityContext } from '../identity/use-identity';
 import { brokeredFetch } from './brokered-fetch';
 import type { UpstreamFetch } from './fetch';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 export interface CredentialBrokerOptions {
   readonly upstreamFetch: UpstreamFetch;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
 }
 
 /** Only these request headers of Mesh's own leave for the upstream. */
@@ -21,11 +24,11 @@ const FORWARDED_HEADERS = new Set(['accept', 'content-type']);
  * A call of an executed query, or the sign-in (which `login`, a gateway mutation, makes): safe to
  * repeat. Any call of a mutation, and any call whose operation is not known, is made once.
  */
-function safeToRepeat(request: Request, operation: string): boolean {
-  return operation === 'signIn' || executedOf(request)?.operation.operation === OperationTypeNode.QUERY;
+function safeToRepeat(operations: RequestSlot<ExecutedOperation>, request: Request, operation: string): boolean {
+  return operation === 'signIn' || operations.get(request)?.operation.operation === OperationTypeNode.QUERY;
 }
 
-export function useCredentialBroker({ upstreamFetch }: CredentialBrokerOptions): MeshPlugin<IdentityContext> {
+export function useCredentialBroker({ upstreamFetch, operations }: CredentialBrokerOptions): MeshPlugin<IdentityContext> {
   return {
     onFetch({ context, info, setFetchFn }) {
       if (!isIdentityContext(context)) return;
@@ -40,7 +43,7 @@ export function useCredentialBroker({ upstreamFetch }: CredentialBrokerOptions):
         // The identity is read when the call is made: a `login` earlier in the document sets it.
         return brokeredFetch(upstreamFetch, url, { ...init, headers }, {
           request: context.request, identity: context.identity, upstream: context.upstream, operation,
-          ...(safeToRepeat(context.request, operation) ? { retry: 'safe' as const } : {}),
+          ...(safeToRepeat(operations, context.request, operation) ? { retry: 'safe' as const } : {}),
         });
       };
       setFetchFn(brokered);

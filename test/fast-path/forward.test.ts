@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { RequestIdentity } from '../../src/identity/identity';
 import { createForwarder } from '../../src/fast-path/forward';
 import { DocumentPlans, type ForwardPlan } from '../../src/fast-path/plans';
-import { executedOperation } from '../../src/gateway/executed';
+import { DocumentFacts } from '../../src/gateway/executed';
 import { createLogEvents } from '../../src/observability/log-events';
 import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
@@ -21,9 +21,10 @@ import { upstreamSchema } from '../support/upstream-schema';
 
 const sandbox = useEmulator('sandbox');
 function greetingPlan(): ForwardPlan {
-  const plans = new DocumentPlans();
+  const documents = new DocumentFacts();
+  const plans = new DocumentPlans(documents);
   plans.learnUpstream(upstreamSchema());
-  const executed = executedOperation(parse('{ secretGreeting { response } }'), undefined);
+  const executed = documents.executedOperation(parse('{ secretGreeting { response } }'), undefined);
   const plan = executed && plans.planOf(executed);
   if (!plan) throw new Error('no plan');
   return plan;

@@ -23,6 +23,7 @@ import { parseRedisTarget } from '../../src/config/redis-url';
 import { browserSessions, frontState, serviceAccountsFor, specKeys, specUpstreams } from '../support/identities';
 import { ownRedis } from '../support/redis-server';
 import { yogaWith } from '../support/yoga';
+import { requestState } from '../support/request-state';
 
 const FRONT_CREDENTIAL = { accessToken: 'front-token', client: 'front-client', uid: 'api@example.com' };
 
@@ -44,11 +45,12 @@ function pipeline(options: { production?: boolean; verified?: boolean; sessions?
       Mutation: { login: record('login'), logout: record('logout'), confirmRegistration: record('confirmRegistration'), addStatements: record('addStatements') },
     },
   });
+  const state = requestState();
   const server = yogaWith([
     useSessionCookies(),
     frontState(options.verified === false ? undefined : FRONT_CREDENTIAL),
-    useExecutedOperation(),
-    useIdentity({
+    useExecutedOperation(state),
+    useIdentity({ ...state,
       strategies: [
         dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined, { keys: specKeys }), keys: specKeys, clock: Date.now }),
         browserSessionStrategy(sessions.dependencies),
@@ -57,7 +59,7 @@ function pipeline(options: { production?: boolean; verified?: boolean; sessions?
       production: options.production ?? true,
       defaultUpstream: (request) => frontTarget(specUpstreams, request),
     }),
-    useErrorMapping({ log, metrics }),
+    useErrorMapping({ ...state, log, metrics }),
   ], { schema });
   return { server, sessions, executed };
 }

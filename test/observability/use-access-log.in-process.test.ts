@@ -20,6 +20,7 @@ import { createMemoryCacheStore } from '../../src/cache/memory-store';
 import { createMemorySessionStore } from '../../src/session/memory-store';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
+import { requestState } from '../support/request-state';
 
 async function pipeline() {
   const sessions = browserSessions();
@@ -42,14 +43,15 @@ async function pipeline() {
       },
     },
   });
+  const state = requestState();
   const server = yogaWith([
     useHealth({ sessionStore: createMemorySessionStore(), cacheStore: createMemoryCacheStore(), upstreams: specUpstreams, clock: () => now, lifecycle: { phase: 'serving' } }),
-    useAccessLog({ log, clock: () => now }),
+    useAccessLog({ ...state, log, clock: () => now }),
     useSessionCookies(),
     useRoutes(),
-    useExecutedOperation(),
-    useIdentity({ strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
-    useErrorMapping({ log, metrics }),
+    useExecutedOperation(state),
+    useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
+    useErrorMapping({ ...state, log, metrics }),
   ], { schema });
   const signedIn = await sessions.signIn('ada@example.com', 'sandbox', { accessToken: 'access-token-never-logged', client: 'client-never-logged' });
   return { server, cookie: signedIn.cookie, cookieId: signedIn.id, lines: sessions.lines, completed: () => sessions.events('request.completed') };

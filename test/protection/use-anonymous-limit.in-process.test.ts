@@ -15,6 +15,7 @@ import { useAnonymousLimit } from '../../src/protection/use-anonymous-limit';
 import { browserSessionStrategy } from '../../src/session/identity';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { fromAddress, yogaWith } from '../support/yoga';
+import { requestState } from '../support/request-state';
 
 const WINDOW = 60_000;
 const LIMIT = 2;
@@ -37,12 +38,13 @@ function pipeline() {
   const memory = createMemoryRateLimitStore(() => now);
   const storeCalls = { count: 0 };
   const counters: RateLimitStore = { ...memory, hit: (...args) => (storeCalls.count++, memory.hit(...args)) };
+  const state = requestState();
   const server = yogaWith([
     useClientAddress({ trustProxy: 0 }),
-    useExecutedOperation(),
-    useIdentity({ strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
-    useAnonymousLimit({ limit: { max: LIMIT, windowMs: WINDOW }, counters, log, metrics }),
-    useErrorMapping({ log, metrics }),
+    useExecutedOperation(state),
+    useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
+    useAnonymousLimit({ ...state, limit: { max: LIMIT, windowMs: WINDOW }, counters, log, metrics }),
+    useErrorMapping({ ...state, log, metrics }),
   ], { schema });
   const from = (address: string, query = '{ session }', headers: Record<string, string> = {}) => server.graphql(query, { serverContext: fromAddress(address), headers });
   return { from, ran, sessions, storeCalls, server };

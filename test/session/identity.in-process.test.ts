@@ -16,6 +16,7 @@ import { useSessionCookies } from '../../src/session/cookie-jar';
 import { BrowserSessionIdentity, browserSessionStrategy } from '../../src/session/identity';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
+import { requestState } from '../support/request-state';
 
 type Step = (identity: BrowserSessionIdentity) => Promise<unknown>;
 
@@ -48,11 +49,12 @@ async function pipeline() {
       },
     },
   });
+  const state = requestState();
   const server = yogaWith([
     useSessionCookies(),
-    useExecutedOperation(),
-    useIdentity({ strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
-    useErrorMapping({ log, metrics }),
+    useExecutedOperation(state),
+    useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
+    useErrorMapping({ ...state, log, metrics }),
   ], { schema });
   const signedIn = await sessions.signIn('ada@example.com', 'production', { accessToken: 'first-token', client: 'ada-client', expiry: 2_000_000_000 });
   const call = async (...given: Step[]) => {

@@ -14,6 +14,7 @@ import { useCsrf } from '../../src/session/use-csrf';
 import { capturedLog } from '../support/captured-log';
 import { frontState } from '../support/identities';
 import { yogaWith } from '../support/yoga';
+import { requestState } from '../support/request-state';
 
 const ALLOWED = 'https://app.example.com';
 const COOKIE = 'sgw_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
@@ -26,11 +27,12 @@ function pipeline(options: { cookieSecure?: boolean } = {}) {
     typeDefs: 'type Query { hello: String! } type Mutation { login: String! }',
     resolvers: { Query: { hello: () => (ran.push('hello'), 'world') }, Mutation: { login: () => (ran.push('login'), 'ok') } },
   });
+  const state = requestState();
   const server = yogaWith([
     frontState(),
-    useExecutedOperation(),
-    useCsrf({ allowedOrigins: [ALLOWED], trustProxy: 0, cookieSecure: options.cookieSecure ?? false, log, exempt: isDropInRequest }),
-    useErrorMapping({ log, metrics: createMetrics({ processMetrics: false }) }),
+    useExecutedOperation(state),
+    useCsrf({ ...state, allowedOrigins: [ALLOWED], trustProxy: 0, cookieSecure: options.cookieSecure ?? false, log, exempt: isDropInRequest }),
+    useErrorMapping({ ...state, log, metrics: createMetrics({ processMetrics: false }) }),
   ], { schema });
   return { server, ran, refusals: () => captured.events('request.csrf-refused') };
 }

@@ -1,0 +1,24 @@
+/**
+ * Every piece of per-request state of one gateway, each behind its own slot (src/request/slot.ts),
+ * created once per gateway by createGatewayRuntime: two gateways in one process share none of it.
+ * Plugins get only the slots they use; the module that writes a slot names what it holds.
+ */
+import type { ExecutedOperation } from './executed';
+import { RequestSlot } from '../request/slot';
+
+export interface RequestState {
+  /** The executed operation and its root fields (useExecutedOperation, first in onExecute). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** When the access log first saw the request. */
+  readonly startedAt: RequestSlot<number>;
+  /** The upstream user the request acted as, once known (an identity, a front sign-in's answer). */
+  readonly uid: RequestSlot<string>;
+}
+
+export function createRequestState(): RequestState {
+  return {
+    operations: new RequestSlot(),
+    startedAt: new RequestSlot(),
+    uid: new RequestSlot(),
+  };
+}
