@@ -24,7 +24,6 @@ import type { Environment } from '../environment';
 import { errorResponse, GatewayError, gatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
-import { clientAddressOf } from '../protection/client-address';
 import type { LoginLimits } from '../protection/login-limits';
 import { overLimit, type RateLimitStore } from '../protection/rate-limiter';
 import { anonymousCounterKey } from '../protection/use-anonymous-limit';
@@ -39,6 +38,7 @@ import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-li
 import { beginDropIn, dropInStateOf, type DropInState } from './state';
 import type { VerifiedCredentials } from './verified-credentials';
 import type { RequestSlot } from '../request/slot';
+import type { ClientAddresses } from '../protection/client-address';
 
 export { credentialHeadersOf } from './pass-through';
 
@@ -58,6 +58,8 @@ export interface DropInFrontOptions {
   readonly clock: () => number;
   /** The upstream user each request acted as, for its access log line. */
   readonly uid: RequestSlot<string>;
+  /** Each request's client address (useClientAddress). */
+  readonly addresses: ClientAddresses;
 }
 
 /** Credential headers echoed as devise does when no upstream call answered (verified credentials only). */
@@ -86,7 +88,7 @@ function failureResponse(error: unknown): Response {
 }
 
 export function useDropInFront(options: DropInFrontOptions): Plugin {
-  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock, uid } = options;
+  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock, uid, addresses } = options;
   /** The schema being served, for the limits on passed-through GraphQL (its statements and pages). */
   let schema: GraphQLSchema | undefined;
   const call = (target: UpstreamTarget, route: FrontRoute, operation: string, retry?: 'safe'): PassThroughCall =>
@@ -101,7 +103,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     const params = signInParams(await readBody(request, AUTH_BODY_LIMIT), request.headers.get('content-type'));
     if (params === 'malformed') return malformedJsonAnswer();
     if (!params) return unreadableSignIn();
-    const attempt = { address: clientAddressOf(request), email: params.email, environment: target.environment };
+    const attempt = { address: addresses.of(request), email: params.email, environment: target.environment };
     state.signInEmail = params.email;
     return signInWithinLimits(loginLimits, attempt, async () => {
       // The body the limits read, and nothing else, goes upstream.
@@ -152,7 +154,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     if (parsed?.operation?.operation === OperationTypeNode.MUTATION) state.passedMutation = { fields: parsed.fields, variables: parsed.variables };
     const { anonymous } = limits;
     const weight = Math.max(1, parsed?.fields.length ?? 1);
-    const decision = await counters.hit(anonymousCounterKey(clientAddressOf(request)), anonymous.max, anonymous.windowMs, weight);
+    const decision = await counters.hit(anonymousCounterKey(addresses.of(request)), anonymous.max, anonymous.windowMs, weight);
     if (!decision.allowed) throw overLimit({ log, metrics }, 'anonymous', decision);
     if (refusal) throw refusal;
     if (read === 'malformed') return malformedJsonAnswer();

@@ -7,6 +7,7 @@
 import type { DefinitionsCache } from '../cache/definitions-cache';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LoginLimits } from '../protection/login-limits';
+import type { ClientAddresses } from '../protection/client-address';
 import type { BrowserSessionDependencies } from '../session/identity';
 import type { UpstreamFetch } from '../upstream/fetch';
 
@@ -14,6 +15,8 @@ import type { UpstreamFetch } from '../upstream/fetch';
 export interface SessionServices extends BrowserSessionDependencies {
   readonly loginLimits: LoginLimits;
   readonly upstreamFetch: UpstreamFetch;
+  /** Each request's client address, for the login limits. */
+  readonly addresses: ClientAddresses;
 }
 
 export interface ResolverServices {

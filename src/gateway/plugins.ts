@@ -56,8 +56,8 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
   const { config, log, metrics, clock, upstreams, upstreamFetch, sessions, caches, rateLimits, loginLimits } = runtime;
   const { limits, cache } = config;
   const { documents } = runtime;
-  const { operations, startedAt, uid } = runtime.requestState;
-  const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams };
+  const { operations, addresses, setCookies, sessionCookies, startedAt, uid } = runtime.requestState;
+  const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams, setCookies, sessionCookies };
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
   // Who a request acts as, in this order: the drop-in front's credential, the session cookie, an API key.
@@ -80,7 +80,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
   });
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
-    useClientAddress({ trustProxy: config.trustProxy }),
+    useClientAddress({ trustProxy: config.trustProxy, addresses }),
     // HTTP routes answered before any GraphQL work: liveness, readiness, metrics and /ops.
     useHealth({ sessionStore: sessions.store, cacheStore: caches.store, upstreams, clock, lifecycle: runtime.lifecycle, metrics }),
     useMetricsEndpoint({ metrics, access: opsAccess }),
@@ -94,11 +94,11 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     idempotency.responses,
     // Every request from here on: the access log line, and the session cookie's Set-Cookie headers.
     useAccessLog({ log, clock, startedAt, uid, operations }),
-    useSessionCookies(),
+    useSessionCookies({ setCookies }),
     // The drop-in front ([/sandbox|/production]/v2/...): sign-in, sign-out and GraphQL without a
     // verified credential passed through; its GraphQL answers get the upstream's credential
     // headers (or refusal) on the way out.
-    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock, uid }),
+    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock, uid, addresses }),
     // GET /statements/{otxId}/pdf: the `pdf` field read through this same pipeline, as a file.
     usePdfDownloads({ internal, allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, log }),
     // Every other path but /graphql and the front's GraphQL paths is 404; POST bodies must be JSON (415 otherwise).
@@ -117,14 +117,14 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // directives, cost while validating; PDFs per answer before executing). Introspection on the
     // front follows the upstream, which allows it (its schema is public).
     ...useQueryLimits({ introspection: limits.introspection, introspectionAllowed: isDropInRequest, maxQueryBytes: limits.maxQueryBytes }),
-    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, upstreamFetch }, definitions: caches.definitions }),
+    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, upstreamFetch, addresses }, definitions: caches.definitions }),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
     useExecutedOperation({ operations, documents }),
     // With tracing, the operation's span starts here (and ends after the audit log, below).
     ...(operationSpans ? [operationSpans.start] : []),
     // Cookie requests and logins pass the CSRF/origin check before anything acts for a browser (the
     // PDF download checked its Origin itself: a link sends no X-CSRF).
-    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: clientRequestsOnly, operations }),
+    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: clientRequestsOnly, operations, sessionCookies }),
     // Who the request acts as (the strategies above, in their order).
     useIdentity({
       strategies: identities,
@@ -136,7 +136,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // Rate limits: root fields per identity; root fields per address without one (login has its
     // own limits, in its resolver and the front's sign-in).
     useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations }),
-    useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics, operations, documents }),
+    useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics, operations, documents, addresses }),
     // Mutations with an Idempotency-Key run at most once per identity and key: after every refusal
     // above (they keep nothing), before anything that may answer or call the upstream.
     idempotency.execution,
@@ -156,7 +156,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // Last: every error the client sees gets a contract code and a safe message.
     useErrorMapping({ log, metrics, operations }),
     // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
-    useAuditLog({ log, cookieSecure: config.cookieSecure, operations }),
+    useAuditLog({ log, cookieSecure: config.cookieSecure, operations, addresses, sessionCookies }),
     ...(operationSpans ? [operationSpans.finish] : []),
   ] as Plugin<GatewayContext>[];
   return plugins as MeshPlugin<GatewayContext>[];

@@ -4,11 +4,20 @@
  * Plugins get only the slots they use; the module that writes a slot names what it holds.
  */
 import type { ExecutedOperation } from './executed';
+import { ClientAddresses } from '../protection/client-address';
 import { RequestSlot } from '../request/slot';
+import { SessionCookies } from '../session/cookie';
+import { SetCookies } from '../session/cookie-jar';
 
 export interface RequestState {
   /** The executed operation and its root fields (useExecutedOperation, first in onExecute). */
   readonly operations: RequestSlot<ExecutedOperation>;
+  /** The client's address (useClientAddress, first of all plugins). */
+  readonly addresses: ClientAddresses;
+  /** Set-Cookie values decided while handling the request (useSessionCookies adds them). */
+  readonly setCookies: SetCookies;
+  /** The session id the request's cookie carries, parsed once. */
+  readonly sessionCookies: SessionCookies;
   /** When the access log first saw the request. */
   readonly startedAt: RequestSlot<number>;
   /** The upstream user the request acted as, once known (an identity, a front sign-in's answer). */
@@ -18,6 +27,9 @@ export interface RequestState {
 export function createRequestState(): RequestState {
   return {
     operations: new RequestSlot(),
+    addresses: new ClientAddresses(),
+    setCookies: new SetCookies(),
+    sessionCookies: new SessionCookies(),
     startedAt: new RequestSlot(),
     uid: new RequestSlot(),
   };

@@ -19,12 +19,12 @@ import { dropInStateOf } from '../drop-in/state';
 import { environmentFromEnum } from '../environment';
 import type { RequestIdentity } from '../identity/identity';
 import type { IdentityContext } from '../identity/use-identity';
-import { clientAddressOf } from '../protection/client-address';
-import { sessionCookieOf } from '../session/cookie';
 import { sessionAuditId, sessionKey } from '../session/sessions';
 import type { AuditFields, LogEvents } from './log-events';
 import type { ExecutedOperation } from '../gateway/executed';
 import type { RequestSlot } from '../request/slot';
+import type { ClientAddresses } from '../protection/client-address';
+import type { SessionCookies } from '../session/cookie';
 
 export interface AuditLogOptions {
   readonly log: LogEvents;
@@ -32,6 +32,10 @@ export interface AuditLogOptions {
   readonly cookieSecure: boolean;
   /** The executed operation of each request (gateway/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
+  /** Each request's client address (useClientAddress). */
+  readonly addresses: ClientAddresses;
+  /** The session id each request's cookie carries. */
+  readonly sessionCookies: SessionCookies;
 }
 
 /** Codes that mean "not allowed": audited whatever the operation. */
@@ -99,7 +103,7 @@ function codesOf(result: unknown): string[] {
   });
 }
 
-export function useAuditLog({ log, cookieSecure, operations }: AuditLogOptions): Plugin<IdentityContext> {
+export function useAuditLog({ log, cookieSecure, operations, addresses, sessionCookies }: AuditLogOptions): Plugin<IdentityContext> {
   const variablesOf = new WeakMap<Request, Record<string, unknown>>();
   const contexts = new WeakMap<Request, IdentityContext>();
   /** The identity as execution began (logout removes it from the context). */
@@ -137,7 +141,7 @@ export function useAuditLog({ log, cookieSecure, operations }: AuditLogOptions):
       // A login acts as the session it created; a failed one names the account it tried.
       const identity = context.identity ?? before.get(request);
       // The drop-in front's requests act with their own credential: a cookie there means nothing.
-      const cookieId = dropInStateOf(request) ? undefined : sessionCookieOf(request, cookieSecure);
+      const cookieId = dropInStateOf(request) ? undefined : sessionCookies.of(request, cookieSecure);
       const actor = login && (!context.identity || codes.length)
         ? { actor: 'anonymous', ...loginAttempt(login, variables) }
         : !identity && cookieId !== undefined
@@ -187,7 +191,7 @@ export function useAuditLog({ log, cookieSecure, operations }: AuditLogOptions):
         entry = { action: 'refused', outcome: httpOutcome(response.status, 'UNAUTHENTICATED'), actor: 'anonymous' };
       }
       if (!entry) return;
-      const address = clientAddressOf(request);
+      const address = addresses.of(request);
       log.audit({ ...entry, status: response.status, path: url.pathname, clientAddress: address });
     },
   };

@@ -24,7 +24,7 @@ import type { RateLimit } from '../config';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
-import { addressGroup, clientAddressOf } from './client-address';
+import { addressGroup, type ClientAddresses } from './client-address';
 import { overLimit, type RateLimitStore } from './rate-limiter';
 import type { DocumentFacts, ExecutedOperation } from '../gateway/executed';
 import type { RequestSlot } from '../request/slot';
@@ -75,10 +75,12 @@ export interface AnonymousLimitOptions {
   readonly operations: RequestSlot<ExecutedOperation>;
   /** What is known of each parsed document (the operation alone with its fragments). */
   readonly documents: DocumentFacts;
+  /** Each request's client address (useClientAddress). */
+  readonly addresses: ClientAddresses;
 }
 
-export function useAnonymousLimit({ limit, counters, log, metrics, operations, documents }: AnonymousLimitOptions): Plugin<IdentityContext> {
-  const identifyFn = (context: IdentityContext) => addressHash(clientAddressOf(context.request));
+export function useAnonymousLimit({ limit, counters, log, metrics, operations, documents, addresses }: AnonymousLimitOptions): Plugin<IdentityContext> {
+  const identifyFn = (context: IdentityContext) => addressHash(addresses.of(context.request));
   const rule = { field: '*', identifyFn: (context: unknown) => identifyFn(context as IdentityContext), max: limit.max, window: `${Math.round(limit.windowMs / 1000)}s` };
   const library = useRateLimiter({
     identifyFn: () => 'anonymous',

@@ -25,7 +25,6 @@ import { browserSessionStrategy } from '../../src/session/identity';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
 import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
-import { requestState } from '../support/request-state';
 
 const connections: RedisClient[] = [];
 afterAll(() => {
@@ -90,7 +89,7 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
         Mutation: { deleteStatements: write('deleteStatements'), login: write('login') },
       },
     });
-    const state = requestState();
+    const state = sessions.state;
     const server = yogaWith([
       useExecutedOperation(state),
       useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),

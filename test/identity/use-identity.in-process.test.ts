@@ -23,7 +23,6 @@ import { parseRedisTarget } from '../../src/config/redis-url';
 import { browserSessions, frontState, serviceAccountsFor, specKeys, specUpstreams } from '../support/identities';
 import { ownRedis } from '../support/redis-server';
 import { yogaWith } from '../support/yoga';
-import { requestState } from '../support/request-state';
 
 const FRONT_CREDENTIAL = { accessToken: 'front-token', client: 'front-client', uid: 'api@example.com' };
 
@@ -45,9 +44,9 @@ function pipeline(options: { production?: boolean; verified?: boolean; sessions?
       Mutation: { login: record('login'), logout: record('logout'), confirmRegistration: record('confirmRegistration'), addStatements: record('addStatements') },
     },
   });
-  const state = requestState();
+  const state = sessions.state;
   const server = yogaWith([
-    useSessionCookies(),
+    useSessionCookies(state),
     frontState(options.verified === false ? undefined : FRONT_CREDENTIAL),
     useExecutedOperation(state),
     useIdentity({ ...state,

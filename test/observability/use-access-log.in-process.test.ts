@@ -14,13 +14,12 @@ import { useIdentity, type IdentityContext } from '../../src/identity/use-identi
 import { useAccessLog } from '../../src/observability/use-access-log';
 import { useHealth } from '../../src/observability/use-health';
 import { setSessionCookie } from '../../src/session/cookie';
-import { queueSetCookie, useSessionCookies } from '../../src/session/cookie-jar';
+import { useSessionCookies } from '../../src/session/cookie-jar';
 import { browserSessionStrategy } from '../../src/session/identity';
 import { createMemoryCacheStore } from '../../src/cache/memory-store';
 import { createMemorySessionStore } from '../../src/session/memory-store';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
-import { requestState } from '../support/request-state';
 
 async function pipeline() {
   const sessions = browserSessions();
@@ -36,18 +35,18 @@ async function pipeline() {
       },
       Mutation: {
         login: (_root: unknown, _args: unknown, { request }: IdentityContext) => {
-          queueSetCookie(request, 'sgw_session=; Max-Age=0; Path=/');
-          queueSetCookie(request, setSessionCookie('new-session-id', { secure: false }));
+          sessions.state.setCookies.queue(request, 'sgw_session=; Max-Age=0; Path=/');
+          sessions.state.setCookies.queue(request, setSessionCookie('new-session-id', { secure: false }));
           return 'ok';
         },
       },
     },
   });
-  const state = requestState();
+  const state = sessions.state;
   const server = yogaWith([
     useHealth({ sessionStore: createMemorySessionStore(), cacheStore: createMemoryCacheStore(), upstreams: specUpstreams, clock: () => now, lifecycle: { phase: 'serving' } }),
     useAccessLog({ ...state, log, clock: () => now }),
-    useSessionCookies(),
+    useSessionCookies(state),
     useRoutes(),
     useExecutedOperation(state),
     useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),

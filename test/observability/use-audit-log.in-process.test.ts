@@ -60,10 +60,10 @@ async function audited(options: { trustProxy?: number; sessionLimit?: number; be
   const { log } = captured;
   const metrics = createMetrics({ processMetrics: false });
   const sessions = new Sessions({ store: createMemorySessionStore(), cipher: createCredentialCipher(randomBytes(32)), idleMs: 60_000, absoluteMs: 3_600_000 });
-  const dependencies = { sessions, health: createStoreHealth('sessions', log), log, metrics, cookieSecure: false, upstreams };
   const state = requestState();
+  const dependencies = { ...state, sessions, health: createStoreHealth('sessions', log), log, metrics, cookieSecure: false, upstreams };
   const server = yogaWith([
-    useClientAddress({ trustProxy: options.trustProxy ?? 0 }),
+    useClientAddress({ ...state, trustProxy: options.trustProxy ?? 0 }),
     ...(options.before ?? []),
     useExecutedOperation(state),
     useCsrf({ ...state, allowedOrigins: [], trustProxy: 0, cookieSecure: false, log, exempt: () => false }),

@@ -15,7 +15,6 @@ import { useAnonymousLimit } from '../../src/protection/use-anonymous-limit';
 import { browserSessionStrategy } from '../../src/session/identity';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { fromAddress, yogaWith } from '../support/yoga';
-import { requestState } from '../support/request-state';
 
 const WINDOW = 60_000;
 const LIMIT = 2;
@@ -38,9 +37,9 @@ function pipeline() {
   const memory = createMemoryRateLimitStore(() => now);
   const storeCalls = { count: 0 };
   const counters: RateLimitStore = { ...memory, hit: (...args) => (storeCalls.count++, memory.hit(...args)) };
-  const state = requestState();
+  const state = sessions.state;
   const server = yogaWith([
-    useClientAddress({ trustProxy: 0 }),
+    useClientAddress({ ...state, trustProxy: 0 }),
     useExecutedOperation(state),
     useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
     useAnonymousLimit({ ...state, limit: { max: LIMIT, windowMs: WINDOW }, counters, log, metrics }),

@@ -20,7 +20,6 @@ import { browserSessionStrategy } from '../../src/session/identity';
 import { browserSessions, serviceAccountsFor, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
 import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
-import { requestState } from '../support/request-state';
 
 // A real Redis, never a mock: without one the first command fails, and so do these tests.
 const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -62,7 +61,7 @@ for (const { name, open } of implementations) describe(`useRateLimits on ${name}
     let ran = 0;
     const schema = createSchema({ typeDefs: 'type Query { hello: String! session: String! }', resolvers: { Query: { hello: () => (ran++, 'world'), session: () => (ran++, 'none') } } });
     const accounts = { serviceAccounts: serviceAccountsFor([], { log, metrics }), rateLimits: createMemoryRateLimitStore(), upstreams: specUpstreams, log, metrics };
-    const state = requestState();
+    const state = sessions.state;
     const server = yogaWith([
       useExecutedOperation(state),
       useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies), serviceAccountByHeader(accounts)], production: true, defaultUpstream: () => specUpstreams.sandbox }),

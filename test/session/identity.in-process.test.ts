@@ -16,7 +16,6 @@ import { useSessionCookies } from '../../src/session/cookie-jar';
 import { BrowserSessionIdentity, browserSessionStrategy } from '../../src/session/identity';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
-import { requestState } from '../support/request-state';
 
 type Step = (identity: BrowserSessionIdentity) => Promise<unknown>;
 
@@ -49,9 +48,9 @@ async function pipeline() {
       },
     },
   });
-  const state = requestState();
+  const state = sessions.state;
   const server = yogaWith([
-    useSessionCookies(),
+    useSessionCookies(state),
     useExecutedOperation(state),
     useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
     useErrorMapping({ ...state, log, metrics }),

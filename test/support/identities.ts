@@ -28,6 +28,7 @@ import { upstreamTarget, type UpstreamTarget } from '../../src/upstream/target';
 /** Keys derived from a random CREDENTIAL_KEY, for specs that build the front's parts themselves. */
 export const specKeys = createDerivedKeys(randomBytes(32));
 import { capturedLog } from './captured-log';
+import { requestState } from './request-state';
 
 export const specUpstreams = { sandbox: upstreamTarget('sandbox', 'http://sandbox.test'), production: upstreamTarget('production', 'http://production.test') };
 
@@ -37,18 +38,21 @@ export interface SessionOptions {
 }
 
 export function browserSessions({ store = createMemorySessionStore(), clock = Date.now }: SessionOptions = {}) {
+  // One gateway's per-request state: the strategy and the plugins of a spec share its slots.
+  const state = requestState();
   const captured = capturedLog('debug');
   const metrics = createMetrics({ processMetrics: false });
   const sessions = new Sessions({ store, cipher: createCredentialCipher(randomBytes(32)), idleMs: 60_000, absoluteMs: 3_600_000, clock });
   const dependencies: BrowserSessionDependencies = {
     sessions, health: createStoreHealth('sessions', captured.log), log: captured.log, metrics, cookieSecure: false, upstreams: specUpstreams,
+    setCookies: state.setCookies, sessionCookies: state.sessionCookies,
   };
   /** A session in the store, and the Cookie header naming it. */
   const signIn = async (uid: string, environment: Environment = 'sandbox', credential: Partial<UpstreamCredential> = {}) => {
     const created = await sessions.create(environment, { accessToken: `token-of-${uid}`, client: `client-of-${uid}`, uid, ...credential });
     return { ...created, cookie: `${sessionCookieName(false)}=${created.id}` };
   };
-  return { ...captured, metrics, sessions, dependencies, signIn };
+  return { ...captured, metrics, sessions, dependencies, signIn, state };
 }
 
 /**
