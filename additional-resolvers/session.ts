@@ -7,7 +7,6 @@ import { environmentFromEnum, environmentToEnum } from '../src/environment';
 import { clearSessionCookie, setSessionCookie } from '../src/session/cookie';
 import { BrowserSessionIdentity, sessionOf } from '../src/session/identity';
 import type { ActiveSession } from '../src/session/sessions';
-import { upstreamOutcome } from '../src/upstream/outcome';
 
 /** Longer inputs are refused before they reach the upstream (devise caps passwords at 128). */
 const MAX_EMAIL_LENGTH = 320;
@@ -128,7 +127,7 @@ export const sessionResolvers = {
       });
       // The SDK hands failures back as values; never rethrow them as they are (their path names
       // the hidden sign-in operation).
-      if (answer instanceof Error) throw findGatewayError(answer) ?? upstreamOutcome(context.request).failure ?? gatewayError('UPSTREAM_ERROR');
+      if (answer instanceof Error) throw findGatewayError(answer) ?? context.services.outcomes.of(context.request).failure ?? gatewayError('UPSTREAM_ERROR');
       if (!answer || answer.__typename !== 'SignInSuccess') {
         services.log.loginRefused({ environment, reason: 'invalid-credentials' });
         throw gatewayError('INVALID_CREDENTIALS');

@@ -10,6 +10,7 @@ import type { LoginLimits } from '../protection/login-limits';
 import type { ClientAddresses } from '../protection/client-address';
 import type { BrowserSessionDependencies } from '../session/identity';
 import type { UpstreamFetch } from '../upstream/fetch';
+import type { UpstreamOutcomes } from '../upstream/outcome';
 
 /** What `login`, `logout` and `session` need. */
 export interface SessionServices extends BrowserSessionDependencies {
@@ -22,6 +23,8 @@ export interface SessionServices extends BrowserSessionDependencies {
 export interface ResolverServices {
   readonly sessions: SessionServices;
   readonly definitions: DefinitionsCache;
+  /** Each request's upstream outcome: the failure behind an answer the SDK lost. */
+  readonly outcomes: UpstreamOutcomes;
 }
 
 export interface GatewayContext extends IdentityContext {

@@ -56,7 +56,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
   const { config, log, metrics, clock, upstreams, upstreamFetch, sessions, caches, rateLimits, loginLimits } = runtime;
   const { limits, cache } = config;
   const { documents } = runtime;
-  const { operations, addresses, setCookies, sessionCookies, startedAt, uid } = runtime.requestState;
+  const { operations, addresses, setCookies, sessionCookies, outcomes, startedAt, uid } = runtime.requestState;
   const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams, setCookies, sessionCookies };
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
@@ -76,7 +76,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
     // The longest a mutation's request may run: its call, a service account's sign-in and the call again.
     pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
-    health: runtime.sessionStoreHealth, metrics, log, clock, operations,
+    health: runtime.sessionStoreHealth, metrics, log, clock, operations, outcomes,
   });
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
@@ -117,7 +117,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // directives, cost while validating; PDFs per answer before executing). Introspection on the
     // front follows the upstream, which allows it (its schema is public).
     ...useQueryLimits({ introspection: limits.introspection, introspectionAllowed: isDropInRequest, maxQueryBytes: limits.maxQueryBytes }),
-    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, upstreamFetch, addresses }, definitions: caches.definitions }),
+    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, upstreamFetch, addresses }, definitions: caches.definitions, outcomes }),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
     useExecutedOperation({ operations, documents }),
     // With tracing, the operation's span starts here (and ends after the audit log, below).
@@ -144,17 +144,17 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // of an earlier identical answer (no execution); mutations invalidate first, then statement
     // reads may be answered per identity from the response cache.
     useDefinitionsAnswers({ definitions: caches.definitions, metrics, operations }),
-    useCacheInvalidation({ store: caches.store, operations }),
+    useCacheInvalidation({ store: caches.store, operations, outcomes }),
     // The fast path: an operation of upstream fields only (no PDF) is one upstream call, not Mesh's
     // delegation. Before the read cache, whose lookup wraps it.
     ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder, operations })] : []),
     useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents }),
     // Upstream calls: the identity's credential in, rotated tokens kept, a 401 as the identity says.
-    useCredentialBroker({ upstreamFetch, operations }),
+    useCredentialBroker({ upstreamFetch, operations, outcomes }),
     // Around the brokered call: PDFs per identity and statement from the PDF cache.
-    usePdfCache({ store: caches.store, rewriter: caches.pdfRewriter, metrics, ttlMs: cache.pdfTtlMs, maxPdfBytes: cache.pdfMaxBytes }),
+    usePdfCache({ store: caches.store, rewriter: caches.pdfRewriter, metrics, ttlMs: cache.pdfTtlMs, maxPdfBytes: cache.pdfMaxBytes, outcomes }),
     // Last: every error the client sees gets a contract code and a safe message.
-    useErrorMapping({ log, metrics, operations }),
+    useErrorMapping({ log, metrics, operations, outcomes }),
     // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
     useAuditLog({ log, cookieSecure: config.cookieSecure, operations, addresses, sessionCookies }),
     ...(operationSpans ? [operationSpans.finish] : []),

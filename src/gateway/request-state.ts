@@ -8,6 +8,7 @@ import { ClientAddresses } from '../protection/client-address';
 import { RequestSlot } from '../request/slot';
 import { SessionCookies } from '../session/cookie';
 import { SetCookies } from '../session/cookie-jar';
+import { UpstreamOutcomes } from '../upstream/outcome';
 
 export interface RequestState {
   /** The executed operation and its root fields (useExecutedOperation, first in onExecute). */
@@ -18,6 +19,8 @@ export interface RequestState {
   readonly setCookies: SetCookies;
   /** The session id the request's cookie carries, parsed once. */
   readonly sessionCookies: SessionCookies;
+  /** What the request's upstream calls came to (answered, sent, the last failure). */
+  readonly outcomes: UpstreamOutcomes;
   /** When the access log first saw the request. */
   readonly startedAt: RequestSlot<number>;
   /** The upstream user the request acted as, once known (an identity, a front sign-in's answer). */
@@ -30,6 +33,7 @@ export function createRequestState(): RequestState {
     addresses: new ClientAddresses(),
     setCookies: new SetCookies(),
     sessionCookies: new SessionCookies(),
+    outcomes: new UpstreamOutcomes(),
     startedAt: new RequestSlot(),
     uid: new RequestSlot(),
   };

@@ -171,17 +171,18 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   });
 
   const documents = new DocumentFacts();
+  const requestState = createRequestState();
   let closing: Promise<void> | undefined;
   return {
     config, logger, log, clock, metrics, upstreams, upstreamFetch, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
     keys,
     idempotency: redis ? createRedisIdempotencyStore(redis) : createMemoryIdempotencyStore(clock),
     verifiedCredentials: createVerifiedCredentials(redis, { keys, clock }),
-    requestState: createRequestState(),
+    requestState,
     documents,
     plans: new DocumentPlans(documents),
     lifecycle: createLifecycle(),
-    forwarder: createForwarder({ upstreamFetch, log, metrics }),
+    forwarder: createForwarder({ upstreamFetch, log, metrics, outcomes: requestState.outcomes }),
     internalRequests: createInternalRequests(),
     ...(embedded ? { embedded } : {}),
     ...(tracing ? { tracing } : {}),

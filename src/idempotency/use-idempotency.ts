@@ -21,12 +21,12 @@ import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
-import { upstreamOutcome } from '../upstream/outcome';
 import { idempotencyKeyOf, requestFingerprint } from './request-key';
 import { openAnswer, sealAnswer, type StoredAnswer } from './sealed-answer';
 import type { IdempotencyStore, RecordName } from './store';
 import type { ExecutedOperation } from '../gateway/executed';
 import type { RequestSlot } from '../request/slot';
+import type { UpstreamOutcomes } from '../upstream/outcome';
 
 export interface IdempotencyOptions {
   /** The session store's records (never the evicting cache store: an evicted record would let a filing run twice). */
@@ -44,6 +44,8 @@ export interface IdempotencyOptions {
   readonly clock: () => number;
   /** The executed operation of each request (gateway/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
+  /** Each request's upstream outcome (upstream/outcome.ts). */
+  readonly outcomes: UpstreamOutcomes;
 }
 
 /** The gateway's own mutations: a login's answer (its cookie) must never be replayed. */
@@ -57,7 +59,7 @@ export interface IdempotencyPlugins {
 }
 
 export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins {
-  const { store, keys, metrics, health, operations } = options;
+  const { store, keys, metrics, health, operations, outcomes } = options;
   const maxPerIdentity = options.maxPerIdentity ?? 1_000;
   /** The document text as the client sent it (the fingerprint's first part). */
   const texts = new WeakMap<Request, string>();
@@ -144,7 +146,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       const claim = claims.get(request);
       if (!claim) return;
       try {
-        if (!upstreamOutcome(request).sent) {
+        if (!outcomes.of(request).sent) {
           // Refused before the upstream (an open circuit, a failed credential): nothing to keep.
           await store.release(claim.name, claim.fingerprint);
           return;

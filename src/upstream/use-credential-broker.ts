@@ -10,11 +10,14 @@ import { brokeredFetch } from './brokered-fetch';
 import type { UpstreamFetch } from './fetch';
 import type { ExecutedOperation } from '../gateway/executed';
 import type { RequestSlot } from '../request/slot';
+import type { UpstreamOutcomes } from './outcome';
 
 export interface CredentialBrokerOptions {
   readonly upstreamFetch: UpstreamFetch;
   /** The executed operation of each request (gateway/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
+  /** Each request's upstream outcome (upstream/outcome.ts). */
+  readonly outcomes: UpstreamOutcomes;
 }
 
 /** Only these request headers of Mesh's own leave for the upstream. */
@@ -28,7 +31,7 @@ function safeToRepeat(operations: RequestSlot<ExecutedOperation>, request: Reque
   return operation === 'signIn' || operations.get(request)?.operation.operation === OperationTypeNode.QUERY;
 }
 
-export function useCredentialBroker({ upstreamFetch, operations }: CredentialBrokerOptions): MeshPlugin<IdentityContext> {
+export function useCredentialBroker({ upstreamFetch, operations, outcomes }: CredentialBrokerOptions): MeshPlugin<IdentityContext> {
   return {
     onFetch({ context, info, setFetchFn }) {
       if (!isIdentityContext(context)) return;
@@ -42,7 +45,7 @@ export function useCredentialBroker({ upstreamFetch, operations }: CredentialBro
         }
         // The identity is read when the call is made: a `login` earlier in the document sets it.
         return brokeredFetch(upstreamFetch, url, { ...init, headers }, {
-          request: context.request, identity: context.identity, upstream: context.upstream, operation,
+          request: context.request, identity: context.identity, upstream: context.upstream, operation, outcomes,
           ...(safeToRepeat(operations, context.request, operation) ? { retry: 'safe' as const } : {}),
         });
       };

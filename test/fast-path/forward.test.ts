@@ -14,6 +14,7 @@ import { createLogEvents } from '../../src/observability/log-events';
 import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { createUpstreamFetch } from '../../src/upstream/fetch';
+import { UpstreamOutcomes } from '../../src/upstream/outcome';
 import { upstreamTarget } from '../../src/upstream/target';
 import { countOperation, takeUpstreamRequests } from '../support/cache';
 import { control, signIn, useEmulator, type Credential } from '../support/emulator';
@@ -46,7 +47,7 @@ describe('the forwarder', () => {
   const setup = async () => {
     const log = createLogEvents(createLogger({ level: 'error', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) }));
     const metrics = createMetrics({ processMetrics: false });
-    const forwarder = createForwarder({ upstreamFetch: createUpstreamFetch({ timeoutMs: 5_000, log, metrics }), log, metrics });
+    const forwarder = createForwarder({ upstreamFetch: createUpstreamFetch({ timeoutMs: 5_000, log, metrics }), log, metrics, outcomes: new UpstreamOutcomes() });
     const identity = identityOf(await signIn(sandbox.url), sandbox.url);
     const call = (signal?: AbortSignal) => ({
       request: new Request('http://gateway.test/graphql', { method: 'POST', ...(signal ? { signal } : {}) }),
