@@ -4,6 +4,7 @@ import { credentialFromHeaders, type UpstreamCredential } from '../src/credentia
 import { findGatewayError, gatewayError } from '../src/errors';
 import type { GatewayContext, SessionServices } from '../src/gateway/context';
 import { environmentFromEnum, environmentToEnum } from '../src/environment';
+import { actingAs } from '../src/identity/use-identity';
 import { clearSessionCookie, setSessionCookie } from '../src/session/cookie';
 import { BrowserSessionIdentity, sessionOf } from '../src/session/identity';
 import type { ActiveSession } from '../src/session/sessions';
@@ -144,9 +145,7 @@ export const sessionResolvers = {
       });
       services.setCookies.queue(context.request, setSessionCookie(created.id, { secure: services.cookieSecure }));
       // The rest of the document (if any) runs as the new session, in its environment.
-      context.identity = new BrowserSessionIdentity(services, context.request, created.session);
-      context.identityKey = created.session.key;
-      context.upstream = target;
+      Object.assign(context, actingAs(new BrowserSessionIdentity(services, context.request, created.session)));
       services.log.loginSucceeded({ environment, uid: credential.uid });
       services.metrics.session('login');
       return sessionView(created.session);

@@ -26,6 +26,15 @@ export interface IdentityContext {
   identityKey?: string;
 }
 
+/**
+ * The context fields of a request acting as `identity`, always set together: who it is, its key
+ * for the upstream executor's deduplication, and where its upstream calls go (the identity found
+ * before execution, or the session a `login` just created for the rest of its document).
+ */
+export function actingAs(identity: RequestIdentity): Pick<IdentityContext, 'identity' | 'identityKey' | 'upstream'> {
+  return { identity, identityKey: identity.key, upstream: identity.upstream };
+}
+
 export function isIdentityContext(value: unknown): value is IdentityContext {
   return typeof value === 'object' && value !== null && 'request' in value && 'upstream' in value;
 }
@@ -62,7 +71,7 @@ export function useIdentity({ strategies, production, defaultUpstream, operation
         if ('identity' in verdict) {
           const { identity } = verdict;
           uid.set(request, identity.uid);
-          extendContext({ identity, identityKey: identity.key, upstream: identity.upstream });
+          extendContext(actingAs(identity));
           return;
         }
         break;
