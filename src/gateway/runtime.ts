@@ -42,6 +42,7 @@ import { createResilience } from '../upstream/resilience';
 import { upstreamTarget, type UpstreamTarget } from '../upstream/target';
 import type { Tracing } from '../tracing/provider';
 import { tracedUpstreamFetch } from '../tracing/upstream-spans';
+import type { TraceContexts } from '../tracing/context';
 
 export interface GatewayRuntime {
   readonly config: GatewayConfig;
@@ -85,7 +86,7 @@ export interface GatewayRuntime {
   close(): Promise<void>;
 }
 
-export async function createGatewayRuntime(config: GatewayConfig, logger: Logger): Promise<GatewayRuntime> {
+export async function createGatewayRuntime(config: GatewayConfig, logger: Logger, traces: TraceContexts): Promise<GatewayRuntime> {
   const log = createLogEvents(logger);
   const clock = Date.now;
   /** Redis connections, closed last (the session cache's subscriber is closed by the cache). */
@@ -150,7 +151,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   const caches = createCaches({ config, store: cacheStore, keys, health: cacheHealth, metrics, log, clock });
 
   // Loaded only with an endpoint: without one, no SDK is loaded or started.
-  const tracing = config.tracing ? await (await import('../tracing/provider.js')).createTracing(config.tracing) : undefined;
+  const tracing = config.tracing ? await (await import('../tracing/provider.js')).createTracing(config.tracing, traces) : undefined;
   const resilience = createResilience({ ...config.upstreamResilience, metrics, now: clock });
   const untracedFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics, resilience });
   // One CLIENT span per call the gateway makes (its retries inside it).

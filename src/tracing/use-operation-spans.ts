@@ -9,7 +9,6 @@ import { SpanStatusCode, trace, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { DocumentFacts } from '../gateway/executed';
-import { currentTrace } from './context';
 import type { Tracing } from './provider';
 
 const MAX_NAME = 128;
@@ -26,7 +25,7 @@ export function useOperationSpans({ tracing, documents }: { readonly tracing: Tr
   return {
     start: {
       onExecute({ args }) {
-        const state = currentTrace();
+        const state = tracing.contexts.current();
         if (!state || state.operation) return;
         const executed = documents.executedOperation(args.document as DocumentNode, args.operationName as string | null | undefined);
         const type = executed?.operation.operation ?? 'query';
@@ -40,7 +39,7 @@ export function useOperationSpans({ tracing, documents }: { readonly tracing: Tr
     },
     finish: {
       onResultProcess({ result }) {
-        const state = currentTrace();
+        const state = tracing.contexts.current();
         if (!state) return;
         const code = Array.isArray(result) || Symbol.asyncIterator in result ? undefined : firstCode(result);
         state.errorCode ??= code;
