@@ -12,7 +12,6 @@ import { createYoga, useSchema } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
 import type { GatewayConfig } from './config';
 import { frontSchemaOf } from './drop-in/front-schema';
-import { isDropInRequest } from './drop-in/state';
 import { gatewayPlugins } from './gateway/plugins';
 import { publicSchema } from './gateway/public-schema';
 import { drainable, type DrainOptions } from './gateway/drain';
@@ -95,7 +94,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const yoga = createYoga({
     // Mesh's plugins (schema, execution, and the gateway's), then the public schema; the drop-in
     // front's requests get the upstream's schema (src/drop-in/front-schema.ts).
-    plugins: [...mesh.plugins, useSchema(({ request }) => (isDropInRequest(request) ? frontSchema : schema))],
+    plugins: [...mesh.plugins, useSchema(({ request }) => (runtime.requestState.dropIn.isDropInRequest(request) ? frontSchema : schema))],
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/__yoga_health',
     landingPage: false,

@@ -35,7 +35,7 @@ import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
 import { checkPassThrough, readPassThrough, type PassThroughRequest } from './pass-through-limits';
 import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-limits';
-import { beginDropIn, dropInStateOf, type DropInState } from './state';
+import type { DropInState, DropInStates } from './state';
 import type { VerifiedCredentials } from './verified-credentials';
 import type { RequestSlot } from '../request/slot';
 import type { ClientAddresses } from '../protection/client-address';
@@ -60,6 +60,8 @@ export interface DropInFrontOptions {
   readonly uid: RequestSlot<string>;
   /** Each request's client address (useClientAddress). */
   readonly addresses: ClientAddresses;
+  /** The drop-in front's state of each request (drop-in/state.ts). */
+  readonly dropIn: DropInStates;
 }
 
 /** Credential headers echoed as devise does when no upstream call answered (verified credentials only). */
@@ -88,7 +90,7 @@ function failureResponse(error: unknown): Response {
 }
 
 export function useDropInFront(options: DropInFrontOptions): Plugin {
-  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock, uid, addresses } = options;
+  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock, uid, addresses, dropIn: states } = options;
   /** The schema being served, for the limits on passed-through GraphQL (its statements and pages). */
   let schema: GraphQLSchema | undefined;
   const call = (target: UpstreamTarget, route: FrontRoute, operation: string, retry?: 'safe'): PassThroughCall =>
@@ -184,7 +186,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
       const { request, url } = payload;
       const route = frontRoute(url.pathname);
       if (!route) return;
-      const state = beginDropIn(request);
+      const state = states.begin(request);
       const endResponse = (response: Response) => payload.endResponse(response);
       if (request.method !== route.method) {
         endResponse(errorResponse(405, 'BAD_REQUEST', `${url.pathname} accepts ${route.method} only.`, { headers: { allow: route.method } }));
@@ -220,11 +222,11 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
 
     onRequestParse(payload) {
       // A verified credential's request runs through Yoga: malformed JSON gets the upstream's answer.
-      if (dropInStateOf(payload.request)?.verified) payload.setRequestParser(frontJsonParser);
+      if (states.of(payload.request)?.verified) payload.setRequestParser(frontJsonParser);
     },
 
     onResultProcess(payload) {
-      const refusal = dropInStateOf(payload.request)?.refusal;
+      const refusal = states.of(payload.request)?.refusal;
       if (!refusal) return;
       // The upstream refused the client's own credential: its answer, as it was.
       payload.setResultProcessor(() => upstreamStyleResponse(refusal.status, refusal.body, refusal.headers), 'application/json');
@@ -232,7 +234,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
 
     async onResponse(payload) {
       const { request, response } = payload;
-      const dropIn = dropInStateOf(request);
+      const dropIn = states.of(request);
       if (!dropIn) return;
       if (!dropIn.refusal) {
         // `presented` is only set for a verified credential: a forged one was passed through above.

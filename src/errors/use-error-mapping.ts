@@ -8,12 +8,12 @@ import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from './';
 import { QUERY_LIMIT_MESSAGE } from '../protection/use-query-limits';
-import { isDropInRequest } from '../drop-in/state';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { ExecutedOperation } from '../gateway/executed';
 import type { RequestSlot } from '../request/slot';
 import type { UpstreamOutcomes } from '../upstream/outcome';
+import type { DropInStates } from '../drop-in/state';
 
 export interface ErrorMappingOptions {
   readonly log: LogEvents;
@@ -22,6 +22,8 @@ export interface ErrorMappingOptions {
   readonly operations: RequestSlot<ExecutedOperation>;
   /** Each request's upstream outcome (upstream/outcome.ts). */
   readonly outcomes: UpstreamOutcomes;
+  /** The drop-in front's state of each request (drop-in/state.ts). */
+  readonly dropIn: DropInStates;
 }
 
 /** Codes the HTTP executor puts on errors about the upstream's answer. */
@@ -51,7 +53,7 @@ function asUpstreamWould(error: GraphQLError): GraphQLError {
   return clientError(code, error.message, error.path, undefined, 200);
 }
 
-export function useErrorMapping({ log, metrics, operations, outcomes }: ErrorMappingOptions): Plugin {
+export function useErrorMapping({ log, metrics, operations, outcomes, dropIn }: ErrorMappingOptions): Plugin {
   const mapError = (error: GraphQLError, request: Request): GraphQLError => {
     const operation = operations.get(request)?.names;
     // graphql-armor's refusals come as parse or validation errors.
@@ -107,7 +109,7 @@ export function useErrorMapping({ log, metrics, operations, outcomes }: ErrorMap
     if (!result.errors?.length) return result;
     const errors = result.errors.map((error) => mapError(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message), { originalError: error as Error }), request));
     for (const error of errors) metrics.graphqlError(String(error.extensions.code));
-    return { ...result, errors: isDropInRequest(request) ? errors.map(asUpstreamWould) : errors };
+    return { ...result, errors: dropIn.isDropInRequest(request) ? errors.map(asUpstreamWould) : errors };
   };
 
   return {

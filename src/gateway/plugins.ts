@@ -12,7 +12,6 @@ import { useReadCache } from '../cache/use-read-cache';
 import { serviceAccountStrategy } from '../credentials/identity';
 import { FRONT_GRAPHQL_PATHS } from '../drop-in/front-paths';
 import { dropInStrategy, frontTarget } from '../drop-in/identity';
-import { isDropInRequest } from '../drop-in/state';
 import { useDropInFront } from '../drop-in/use-drop-in-front';
 import { useTrustedDocuments } from '../documents/use-trusted-documents';
 import { useFastPath } from '../fast-path/use-fast-path';
@@ -56,13 +55,14 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
   const { config, log, metrics, clock, upstreams, upstreamFetch, sessions, caches, rateLimits, loginLimits } = runtime;
   const { limits, cache } = config;
   const { documents } = runtime;
-  const { operations, addresses, setCookies, sessionCookies, outcomes, startedAt, uid } = runtime.requestState;
+  const { operations, addresses, setCookies, sessionCookies, outcomes, dropIn, startedAt, uid } = runtime.requestState;
+  const isDropInRequest = (request: Request) => dropIn.isDropInRequest(request);
   const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams, setCookies, sessionCookies };
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
   // Who a request acts as, in this order: the drop-in front's credential, the session cookie, an API key.
   const identities = [
-    dropInStrategy({ upstreams, verified: runtime.verifiedCredentials, keys: runtime.keys, clock }),
+    dropInStrategy({ upstreams, verified: runtime.verifiedCredentials, keys: runtime.keys, clock, dropIn }),
     browserSessionStrategy(sessionDependencies),
     serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
   ];
@@ -76,7 +76,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
     // The longest a mutation's request may run: its call, a service account's sign-in and the call again.
     pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
-    health: runtime.sessionStoreHealth, metrics, log, clock, operations, outcomes,
+    health: runtime.sessionStoreHealth, metrics, log, clock, operations, outcomes, dropIn,
   });
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
@@ -98,7 +98,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // The drop-in front ([/sandbox|/production]/v2/...): sign-in, sign-out and GraphQL without a
     // verified credential passed through; its GraphQL answers get the upstream's credential
     // headers (or refusal) on the way out.
-    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock, uid, addresses }),
+    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock, uid, addresses, dropIn }),
     // GET /statements/{otxId}/pdf: the `pdf` field read through this same pipeline, as a file.
     usePdfDownloads({ internal, allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, log }),
     // Every other path but /graphql and the front's GraphQL paths is 404; POST bodies must be JSON (415 otherwise).
@@ -154,9 +154,9 @@ export function gatewayPlugins(runtime: GatewayRuntime): MeshPlugin<GatewayConte
     // Around the brokered call: PDFs per identity and statement from the PDF cache.
     usePdfCache({ store: caches.store, rewriter: caches.pdfRewriter, metrics, ttlMs: cache.pdfTtlMs, maxPdfBytes: cache.pdfMaxBytes, outcomes }),
     // Last: every error the client sees gets a contract code and a safe message.
-    useErrorMapping({ log, metrics, operations, outcomes }),
+    useErrorMapping({ log, metrics, operations, outcomes, dropIn }),
     // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
-    useAuditLog({ log, cookieSecure: config.cookieSecure, operations, addresses, sessionCookies }),
+    useAuditLog({ log, cookieSecure: config.cookieSecure, operations, addresses, sessionCookies, dropIn }),
     ...(operationSpans ? [operationSpans.finish] : []),
   ] as Plugin<GatewayContext>[];
   return plugins as MeshPlugin<GatewayContext>[];

@@ -4,6 +4,7 @@
  * Plugins get only the slots they use; the module that writes a slot names what it holds.
  */
 import type { ExecutedOperation } from './executed';
+import { DropInStates } from '../drop-in/state';
 import { ClientAddresses } from '../protection/client-address';
 import { RequestSlot } from '../request/slot';
 import { SessionCookies } from '../session/cookie';
@@ -21,6 +22,8 @@ export interface RequestState {
   readonly sessionCookies: SessionCookies;
   /** What the request's upstream calls came to (answered, sent, the last failure). */
   readonly outcomes: UpstreamOutcomes;
+  /** The drop-in front's state of a request on one of its paths. */
+  readonly dropIn: DropInStates;
   /** When the access log first saw the request. */
   readonly startedAt: RequestSlot<number>;
   /** The upstream user the request acted as, once known (an identity, a front sign-in's answer). */
@@ -34,6 +37,7 @@ export function createRequestState(): RequestState {
     setCookies: new SetCookies(),
     sessionCookies: new SessionCookies(),
     outcomes: new UpstreamOutcomes(),
+    dropIn: new DropInStates(),
     startedAt: new RequestSlot(),
     uid: new RequestSlot(),
   };

@@ -15,7 +15,6 @@
 import { OperationTypeNode, print } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { DerivedKeys } from '../derived-keys';
-import { isDropInRequest } from '../drop-in/state';
 import { gatewayError, type GatewayError } from '../errors';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
@@ -27,6 +26,7 @@ import type { IdempotencyStore, RecordName } from './store';
 import type { ExecutedOperation } from '../gateway/executed';
 import type { RequestSlot } from '../request/slot';
 import type { UpstreamOutcomes } from '../upstream/outcome';
+import type { DropInStates } from '../drop-in/state';
 
 export interface IdempotencyOptions {
   /** The session store's records (never the evicting cache store: an evicted record would let a filing run twice). */
@@ -46,6 +46,8 @@ export interface IdempotencyOptions {
   readonly operations: RequestSlot<ExecutedOperation>;
   /** Each request's upstream outcome (upstream/outcome.ts). */
   readonly outcomes: UpstreamOutcomes;
+  /** The drop-in front's state of each request (drop-in/state.ts). */
+  readonly dropIn: DropInStates;
 }
 
 /** The gateway's own mutations: a login's answer (its cookie) must never be replayed. */
@@ -59,7 +61,7 @@ export interface IdempotencyPlugins {
 }
 
 export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins {
-  const { store, keys, metrics, health, operations, outcomes } = options;
+  const { store, keys, metrics, health, operations, outcomes, dropIn } = options;
   const maxPerIdentity = options.maxPerIdentity ?? 1_000;
   /** The document text as the client sent it (the fingerprint's first part). */
   const texts = new WeakMap<Request, string>();
@@ -80,7 +82,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue;
       const { request, identity } = context;
-      if (!request.headers.has('idempotency-key') || isDropInRequest(request)) return;
+      if (!request.headers.has('idempotency-key') || dropIn.isDropInRequest(request)) return;
       const executed = operations.get(request);
       if (executed?.operation.operation !== OperationTypeNode.MUTATION) return;
       if (executed.fields.some((field) => GATEWAY_MUTATIONS.has(field.name.value))) return;

@@ -15,7 +15,6 @@
  */
 import { OperationTypeNode, valueFromASTUntyped, type FieldNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { dropInStateOf } from '../drop-in/state';
 import { environmentFromEnum } from '../environment';
 import type { RequestIdentity } from '../identity/identity';
 import type { IdentityContext } from '../identity/use-identity';
@@ -25,6 +24,7 @@ import type { ExecutedOperation } from '../gateway/executed';
 import type { RequestSlot } from '../request/slot';
 import type { ClientAddresses } from '../protection/client-address';
 import type { SessionCookies } from '../session/cookie';
+import type { DropInStates } from '../drop-in/state';
 
 export interface AuditLogOptions {
   readonly log: LogEvents;
@@ -36,6 +36,8 @@ export interface AuditLogOptions {
   readonly addresses: ClientAddresses;
   /** The session id each request's cookie carries. */
   readonly sessionCookies: SessionCookies;
+  /** The drop-in front's state of each request (drop-in/state.ts). */
+  readonly dropIn: DropInStates;
 }
 
 /** Codes that mean "not allowed": audited whatever the operation. */
@@ -103,7 +105,7 @@ function codesOf(result: unknown): string[] {
   });
 }
 
-export function useAuditLog({ log, cookieSecure, operations, addresses, sessionCookies }: AuditLogOptions): Plugin<IdentityContext> {
+export function useAuditLog({ log, cookieSecure, operations, addresses, sessionCookies, dropIn }: AuditLogOptions): Plugin<IdentityContext> {
   const variablesOf = new WeakMap<Request, Record<string, unknown>>();
   const contexts = new WeakMap<Request, IdentityContext>();
   /** The identity as execution began (logout removes it from the context). */
@@ -141,7 +143,7 @@ export function useAuditLog({ log, cookieSecure, operations, addresses, sessionC
       // A login acts as the session it created; a failed one names the account it tried.
       const identity = context.identity ?? before.get(request);
       // The drop-in front's requests act with their own credential: a cookie there means nothing.
-      const cookieId = dropInStateOf(request) ? undefined : sessionCookies.of(request, cookieSecure);
+      const cookieId = dropIn.of(request) ? undefined : sessionCookies.of(request, cookieSecure);
       const actor = login && (!context.identity || codes.length)
         ? { actor: 'anonymous', ...loginAttempt(login, variables) }
         : !identity && cookieId !== undefined
@@ -163,7 +165,7 @@ export function useAuditLog({ log, cookieSecure, operations, addresses, sessionC
       if (!entry && front) {
         // The drop-in front's own sign-in and sign-out: the upstream's answer names the account.
         // A refused sign-in names the account it tried, as a refused login does (an e-mail only).
-        const uid = response.headers.get('uid') ?? (front === 'sign_in' ? asEmail(dropInStateOf(request)?.signInEmail) : undefined);
+        const uid = response.headers.get('uid') ?? (front === 'sign_in' ? asEmail(dropIn.of(request)?.signInEmail) : undefined);
         entry = {
           action: front === 'sign_in' ? 'front.sign-in' : 'front.sign-out',
           outcome: response.ok ? 'ok' : httpOutcome(response.status, front === 'sign_in' ? 'INVALID_CREDENTIALS' : 'UNAUTHENTICATED'),
@@ -172,7 +174,7 @@ export function useAuditLog({ log, cookieSecure, operations, addresses, sessionC
           environment: frontEnvironmentOf(url, request),
         };
       }
-      const passed = dropInStateOf(request);
+      const passed = dropIn.of(request);
       if (!entry && passed?.passedMutation) {
         // Passed through (or refused by the front): the upstream's answer names the uid it authenticated.
         const { fields, variables } = passed.passedMutation;

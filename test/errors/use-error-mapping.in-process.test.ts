@@ -8,7 +8,6 @@ import { createSchema, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MESSAGES, gatewayError } from '../../src/errors';
 import { useErrorMapping } from '../../src/errors/use-error-mapping';
-import { beginDropIn } from '../../src/drop-in/state';
 import { createMetrics } from '../../src/observability/metrics';
 import { capturedLog } from '../support/captured-log';
 import { parseMetrics } from '../support/metrics';
@@ -29,13 +28,12 @@ const schema = createSchema({
 });
 
 /** As useDropInFront marks the requests on the front's paths. */
-const dropInRequest: Plugin = { onRequest: ({ request }) => void beginDropIn(request) };
+const dropInRequest = (state: ReturnType<typeof requestState>): Plugin => ({ onRequest: ({ request }) => void state.dropIn.begin(request) });
 
-function mapped(extra: Plugin[] = []) {
+function mapped(extra: Plugin[] = [], state = requestState()) {
   const captured = capturedLog();
   const metrics = createMetrics({ processMetrics: false });
   // The gateway turns Yoga's masking off: this plugin is the mask.
-  const state = requestState();
   const server = yogaWith([...extra, useErrorMapping({ ...state, log: captured.log, metrics })], { schema, maskedErrors: false });
   return { server, captured, errorsByCode: async () => parseMetrics(await metrics.registry.metrics()) };
 }
@@ -98,7 +96,8 @@ describe('useErrorMapping', () => {
   });
 
   it('answers parse and validation errors on the drop-in front with 200, as the upstream does', async () => {
-    const answer = await mapped([dropInRequest]).server.graphql('{ nope }');
+    const state = requestState();
+    const answer = await mapped([dropInRequest(state)], state).server.graphql('{ nope }');
     expect(answer.status).toBe(200);
     expect(answer.codes).toEqual(['GRAPHQL_VALIDATION_FAILED']);
   });

@@ -47,11 +47,12 @@ function pipeline(options: { production?: boolean; verified?: boolean; sessions?
   const state = sessions.state;
   const server = yogaWith([
     useSessionCookies(state),
-    frontState(options.verified === false ? undefined : FRONT_CREDENTIAL),
+    frontState(state.dropIn, options.verified === false ? undefined : FRONT_CREDENTIAL),
     useExecutedOperation(state),
-    useIdentity({ ...state,
+    useIdentity({
+      ...state,
       strategies: [
-        dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined, { keys: specKeys }), keys: specKeys, clock: Date.now }),
+        dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined, { keys: specKeys }), keys: specKeys, clock: Date.now, dropIn: state.dropIn }),
         browserSessionStrategy(sessions.dependencies),
         serviceAccountStrategy({ serviceAccounts: serviceAccountsFor([], { log, metrics }), rateLimits: createMemoryRateLimitStore(), upstreams: specUpstreams, log, metrics }),
       ],

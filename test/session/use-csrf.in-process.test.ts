@@ -6,7 +6,6 @@
  */
 import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { isDropInRequest } from '../../src/drop-in/state';
 import { useErrorMapping } from '../../src/errors/use-error-mapping';
 import { useExecutedOperation } from '../../src/gateway/executed';
 import { createMetrics } from '../../src/observability/metrics';
@@ -29,9 +28,9 @@ function pipeline(options: { cookieSecure?: boolean } = {}) {
   });
   const state = requestState();
   const server = yogaWith([
-    frontState(),
+    frontState(state.dropIn),
     useExecutedOperation(state),
-    useCsrf({ ...state, allowedOrigins: [ALLOWED], trustProxy: 0, cookieSecure: options.cookieSecure ?? false, log, exempt: isDropInRequest }),
+    useCsrf({ ...state, allowedOrigins: [ALLOWED], trustProxy: 0, cookieSecure: options.cookieSecure ?? false, log, exempt: (request) => state.dropIn.isDropInRequest(request) }),
     useErrorMapping({ ...state, log, metrics: createMetrics({ processMetrics: false }) }),
   ], { schema });
   return { server, ran, refusals: () => captured.events('request.csrf-refused') };

@@ -11,7 +11,7 @@ import { createServiceAccounts, type ServiceAccounts } from '../../src/credentia
 import { createCredentialCipher } from '../../src/credentials/cipher';
 import type { ServiceAccount } from '../../src/credentials/service-accounts';
 import type { UpstreamCredential } from '../../src/credentials/types';
-import { beginDropIn } from '../../src/drop-in/state';
+import type { DropInStates } from '../../src/drop-in/state';
 import { createDerivedKeys } from '../../src/derived-keys';
 import type { Environment } from '../../src/environment';
 import type { LogEvents } from '../../src/observability/log-events';
@@ -59,11 +59,11 @@ export function browserSessions({ store = createMemorySessionStore(), clock = Da
  * The drop-in front's state as useDropInFront leaves it for a request marked `x-spec-drop-in`:
  * with `verified`, a credential the upstream accepted recently; without, none (the strategy refuses).
  */
-export function frontState(verified?: UpstreamCredential): Plugin {
+export function frontState(dropIn: DropInStates, verified?: UpstreamCredential): Plugin {
   return {
     onRequest({ request }) {
       if (!request.headers.has('x-spec-drop-in')) return;
-      const state = beginDropIn(request);
+      const state = dropIn.begin(request);
       if (verified) state.verified = verified;
     },
   };
