@@ -1,8 +1,8 @@
 /**
  * The GraphQL context the gateway's plugins and resolvers share: the request, who it acts as and
  * where its upstream calls go (identity/use-identity.ts), and what the gateway's own resolvers use
- * (login, logout, session, statementDefinitions). Per-request state lives with the module that
- * writes it (a WeakMap keyed by the request), not here.
+ * (login, logout, session, statementDefinitions). Other per-request state lives in the gateway's
+ * request state (request-state.ts), not here.
  */
 import type { DefinitionsCache } from '../cache/definitions-cache';
 import type { IdentityContext } from '../identity/use-identity';
