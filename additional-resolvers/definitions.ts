@@ -6,7 +6,6 @@ import { getNamedType, isObjectType, type GraphQLObjectType, type GraphQLResolve
 import type { DefinitionsPayload } from '../src/cache/definitions-cache';
 import { findGatewayError, gatewayError } from '../src/errors';
 import type { GatewayContext } from '../src/gateway/context';
-import { upstreamOutcome } from '../src/upstream/outcome';
 
 interface DefinitionsSdk {
   readonly StatementFilingService: {
@@ -46,7 +45,7 @@ export const definitionsResolvers = {
   Query: {
     statementDefinitions(root: unknown, _args: unknown, context: ResolverContext, info: GraphQLResolveInfo) {
       const { services, upstream } = context;
-      const failure = () => upstreamOutcome(context.request).failure;
+      const failure = () => services.outcomes.of(context.request).failure;
       const fetchFull = async () => {
         const answer = await context.StatementFilingService.Query.statementDefinitions({ root, args: {}, context, selectionSet: selectionFor(info) });
         if (answer instanceof Error) throw findGatewayError(answer) ?? failure() ?? gatewayError('UPSTREAM_ERROR');

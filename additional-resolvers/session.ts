@@ -4,9 +4,8 @@ import type { UpstreamCredential } from '../src/credentials/types';
 import { gatewayError } from '../src/errors';
 import type { GatewayContext, SessionServices } from '../src/gateway/context';
 import { environmentFromEnum, environmentToEnum } from '../src/environment';
-import { clientAddressOf } from '../src/protection/client-address';
+import { actingAs } from '../src/identity/use-identity';
 import { clearSessionCookie, setSessionCookie } from '../src/session/cookie';
-import { queueSetCookie } from '../src/session/cookie-jar';
 import { BrowserSessionIdentity, sessionOf } from '../src/session/identity';
 import type { ActiveSession } from '../src/session/sessions';
 
@@ -62,7 +61,7 @@ export const sessionResolvers = {
 
       // The login limits (login-limits.ts), before anything else happens: while limited, even the
       // right password never reaches the upstream.
-      const attempt = { address: clientAddressOf(context.request), email, environment };
+      const attempt = { address: services.addresses.of(context.request), email, environment };
       const refused = await services.loginLimits.admit(attempt);
       if (refused) throw refused;
 
@@ -93,11 +92,9 @@ export const sessionResolvers = {
         void signOutUpstream(services, environment, credential);
         throw error;
       });
-      queueSetCookie(context.request, setSessionCookie(created.id, { secure: services.cookieSecure }));
+      services.setCookies.queue(context.request, setSessionCookie(created.id, { secure: services.cookieSecure }));
       // The rest of the document (if any) runs as the new session, in its environment.
-      context.identity = new BrowserSessionIdentity(services, context.request, created.session);
-      context.identityKey = created.session.key;
-      context.upstream = target;
+      Object.assign(context, actingAs(new BrowserSessionIdentity(services, context.request, created.session)));
       services.log.loginSucceeded({ environment, uid: credential.uid });
       services.metrics.session('login');
       return sessionView(created.session);
@@ -111,7 +108,7 @@ export const sessionResolvers = {
       if (!session) return true;
       await sessionStoreCall(services, () => services.sessions.end(session));
       context.identity = undefined;
-      queueSetCookie(context.request, clearSessionCookie(services.cookieSecure));
+      services.setCookies.queue(context.request, clearSessionCookie(services.cookieSecure));
       const upstreamSignOut = await signOutUpstream(services, session.environment, session.credential);
       services.log.logout({ environment: session.environment, upstreamSignOut });
       services.metrics.session('logout');

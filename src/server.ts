@@ -26,8 +26,10 @@ import { bodyLimit, continueWithinLimit } from './http/body-limit';
 import { corsFor } from './http/cors';
 import { edge } from './http/edge';
 import { createLogger } from './observability/logger';
+import { createRequestContexts } from './observability/request-context';
 import { meshLogger } from './observability/mesh-logger';
 import { createParseCaches } from './protection/parse-caches';
+import { createTraceContexts } from './tracing/context';
 import { traceRequests } from './tracing/server-span';
 import { topologyOf } from './redis';
 import { meshUpstreamAuth } from './upstream/mesh-auth';
@@ -93,11 +95,14 @@ function byProduct(front: RequestListener, gateway: RequestListener): RequestLis
 }
 
 export async function startGateway(config: GatewayConfig, options: { readonly logDestination?: DestinationStream } = {}): Promise<RunningGateway> {
-  const logger = createLogger({ level: config.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
-  const runtime = await createGatewayRuntime(config, logger);
+  // The request (and, with tracing, the spans) each piece of work belongs to: this gateway's own.
+  const requests = createRequestContexts();
+  const traces = createTraceContexts();
+  const logger = createLogger({ level: config.logLevel, requests, traces, ...(options.logDestination ? { destination: options.logDestination } : {}) });
+  const runtime = await createGatewayRuntime(config, logger, traces);
   const mesh = await getMesh(await meshOptionsFor(runtime));
   // Sign-in and sign-out upstream (login, logout, service accounts): Mesh's hidden REST operations.
-  runtime.upstreamAuth.connect(meshUpstreamAuth(mesh, runtime.upstreamFetch));
+  runtime.upstreamAuth.connect(meshUpstreamAuth(mesh, runtime.upstreamFetch, runtime.requestState.outcomes));
 
   // The fast path forwards operations of the upstream source's own fields (src/fast-path/).
   const upstreamSource = mesh.rawSources.find((source) => source.name === UPSTREAM_SOURCE);
@@ -142,7 +147,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   runtime.internalRequests.connect((request, serverContext) => yoga.handleRequest(request, serverContext));
 
   // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.
-  const edged = edge(config, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, byProduct(front.requestListener, yoga.requestListener)));
+  const edged = edge({ trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, requests }, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, byProduct(front.requestListener, yoga.requestListener)));
   // With tracing, each request's SERVER span around all of it (src/tracing/).
   const listener = runtime.tracing ? traceRequests(runtime.tracing, edged) : edged;
   const server: Server = createServer(

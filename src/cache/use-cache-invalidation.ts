@@ -9,14 +9,19 @@
 import { getVariableValues, OperationTypeNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import type { Plugin } from 'graphql-yoga';
-import { executedOf } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
-import { upstreamOutcome } from '../upstream/outcome';
 import { identityScope } from './scope';
 import { cacheKeys, type CacheStore, type GroupSelection } from './store';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
+import type { UpstreamOutcomes } from '../upstream/outcome';
 
 export interface CacheInvalidationOptions {
   readonly store: CacheStore;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** Each request's upstream outcome (upstream/outcome.ts). */
+  readonly outcomes: UpstreamOutcomes;
 }
 
 /** Mutations that change nothing a cache holds. */
@@ -69,11 +74,11 @@ export function touchedPdfs(schema: GraphQLSchema, operation: OperationDefinitio
   return ids.size || aliases.size ? { ids: [...ids], aliases: [...aliases] } : undefined;
 }
 
-export function useCacheInvalidation({ store }: CacheInvalidationOptions): Plugin<IdentityContext> {
+export function useCacheInvalidation({ store, operations, outcomes }: CacheInvalidationOptions): Plugin<IdentityContext> {
   return {
     async onExecute({ args }) {
       const context = args.contextValue;
-      const executed = executedOf(context.request);
+      const executed = operations.get(context.request);
       if (executed?.operation.operation !== OperationTypeNode.MUTATION) return;
       const { operation, fields } = executed;
       if (fields.every((field) => HARMLESS.has(field.name.value))) return;
@@ -95,7 +100,7 @@ export function useCacheInvalidation({ store }: CacheInvalidationOptions): Plugi
       if (before) await invalidate(before);
       return {
         onExecuteDone: async () => {
-          if (!trusted && !upstreamOutcome(context.request).answered) return;
+          if (!trusted && !outcomes.of(context.request).answered) return;
           // A `login` earlier in the same document switches the identity the rest runs as.
           const after = scopeNow();
           await Promise.all([before && invalidate(before), after && after !== before ? invalidate(after) : undefined]);

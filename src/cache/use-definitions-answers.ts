@@ -14,11 +14,12 @@
 import { OperationTypeNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { executedOf } from '../gateway/executed';
 import { rawJsonAnswers } from '../http/raw-json-answers';
 import type { IdentityContext } from '../identity/use-identity';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { DefinitionsCache, DefinitionsPayload } from './definitions-cache';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 interface Answer {
   /** The result, answered with `json` (raw.keep) as long as it is held here. */
@@ -36,9 +37,11 @@ type ParamsContext = { readonly params?: { readonly query?: string; readonly var
 export interface DefinitionsAnswersOptions {
   readonly definitions: DefinitionsCache;
   readonly metrics: GatewayMetrics;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
 }
 
-export function useDefinitionsAnswers({ definitions, metrics }: DefinitionsAnswersOptions): Plugin<IdentityContext> {
+export function useDefinitionsAnswers({ definitions, metrics, operations }: DefinitionsAnswersOptions): Plugin<IdentityContext> {
   const byPayload = new WeakMap<DefinitionsPayload, LRUCache<string, Answer>>();
   const raw = rawJsonAnswers();
 
@@ -55,7 +58,7 @@ export function useDefinitionsAnswers({ definitions, metrics }: DefinitionsAnswe
       const query = context.params?.query;
       if (typeof query !== 'string') return;
       // The operation and its root fields, found once (gateway/executed.ts).
-      const executed = executedOf(context.request);
+      const executed = operations.get(context.request);
       if (executed?.operation.operation !== OperationTypeNode.QUERY) return;
       const fields = executed.fields;
       if (fields.length === 0 || fields.some((field) => field.name.value !== 'statementDefinitions')) return;

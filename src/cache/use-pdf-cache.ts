@@ -9,10 +9,10 @@ import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
 import { GatewayError, gatewayError } from '../errors';
 import { isIdentityContext, type IdentityContext } from '../identity/use-identity';
 import type { GatewayMetrics } from '../observability/metrics';
-import { noteUpstreamFailure } from '../upstream/outcome';
 import { fillPdfs, markedStatements, pdfFetchDocument, type PdfRewrite, type PdfRewriter } from './pdf-documents';
 import { identityScope } from './scope';
 import { cacheKeys, type CacheStore, type GroupEntry } from './store';
+import type { UpstreamOutcomes } from '../upstream/outcome';
 
 export interface PdfCacheOptions {
   readonly store: CacheStore;
@@ -26,6 +26,8 @@ export interface PdfCacheOptions {
    * page of 100 statements ten times over, so that one identity cannot fill the shared store.
    */
   readonly maxEntries?: number;
+  /** Each request's upstream outcome (upstream/outcome.ts). */
+  readonly outcomes: UpstreamOutcomes;
 }
 
 interface GraphqlBody {
@@ -69,7 +71,7 @@ async function pdfAnswer(response: Response): Promise<PdfAnswer> {
   return result;
 }
 
-export function usePdfCache({ store, rewriter, metrics, ttlMs, maxPdfBytes, maxEntries = 1_000 }: PdfCacheOptions): MeshPlugin<IdentityContext> {
+export function usePdfCache({ store, rewriter, metrics, ttlMs, maxPdfBytes, maxEntries = 1_000, outcomes }: PdfCacheOptions): MeshPlugin<IdentityContext> {
   return {
     onFetch({ context, fetchFn, setFetchFn, options }) {
       if (!isIdentityContext(context) || !context.identity) return;
@@ -107,7 +109,7 @@ export function usePdfCache({ store, rewriter, metrics, ttlMs, maxPdfBytes, maxE
           });
         } catch (error) {
           // Mesh may lose the error's code on its way to the result: the mapping reads it here.
-          if (error instanceof GatewayError) noteUpstreamFailure(context.request, error);
+          if (error instanceof GatewayError) outcomes.noteFailure(context.request, error);
           throw error;
         }
         return new Response(JSON.stringify(filled), { status: response.status, headers: answerHeaders(response) });

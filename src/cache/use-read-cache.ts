@@ -16,12 +16,12 @@ import { createHash } from 'node:crypto';
 import { useResponseCache, type Cache } from '@envelop/response-cache';
 import { OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { executedOf } from '../gateway/executed';
-import { selectsPdf } from '../gateway/root-fields';
 import type { IdentityContext } from '../identity/use-identity';
 import type { GatewayMetrics } from '../observability/metrics';
 import { identityScope } from './scope';
 import { cacheKeys, UNKNOWN_GENERATION, type CacheStore } from './store';
+import type { DocumentFacts, ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 export interface ReadCacheOptions {
   readonly store: CacheStore;
@@ -34,6 +34,10 @@ export interface ReadCacheOptions {
    * fill the shared store with variants and evict everybody else's entries.
    */
   readonly maxEntries?: number;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** What is known of each parsed document (whether it selects `pdf`). */
+  readonly documents: DocumentFacts;
 }
 
 /** The reads this cache answers: getStatements and the 12 get<Form>Statements. */
@@ -76,7 +80,7 @@ export function cleanResult(result: { errors?: readonly unknown[]; data?: unknow
   });
 }
 
-export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500 }: ReadCacheOptions): Plugin<ReadCacheContext> {
+export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, operations, documents }: ReadCacheOptions): Plugin<ReadCacheContext> {
   /** When the answer a request got from the cache was stored. */
   const servedFrom = new WeakMap<Request, number>();
   /** One per request: it remembers the group generation its lookup saw, for the write after. */
@@ -148,10 +152,10 @@ export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500 }:
       // An identity caches may not trust (a credential the upstream has not accepted yet) must reach the upstream.
       if (!identity?.cacheTrusted) return;
       const credential = identity.credential();
-      const executed = executedOf(context.request);
+      const executed = operations.get(context.request);
       if (executed?.operation.operation !== OperationTypeNode.QUERY) return;
       const fields = [...new Set(executed.fields.map((field) => field.name.value))].filter((field) => field !== '__typename');
-      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || selectsPdf(args.document as DocumentNode)) return;
+      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || documents.selectsPdf(args.document as DocumentNode)) return;
       // Past the upstream credential's own expiry the upstream would refuse the read: so must we.
       const expiry = credential.expiry;
       if (expiry !== undefined && expiry * 1000 <= clock()) return;

@@ -7,7 +7,7 @@
  * `answered`).
  */
 import { asEmail, httpOutcome, statementCount, type AuditEntry } from '../observability/use-audit-log';
-import { dropInStateOf } from './state';
+import type { DropInStates } from './state';
 
 const FRONT_AUTH = /\/v2\/auth\/(sign_in|sign_out)$/;
 const MAX_UID = 254;
@@ -18,8 +18,13 @@ function frontEnvironmentOf(url: URL, request: Request): 'production' | 'sandbox
   return production ? 'production' : 'sandbox';
 }
 
-export function frontAuditEntry(request: Request, response: Response, url: URL): AuditEntry | undefined {
-  const state = dropInStateOf(request);
+/** The front's audit lines, read from its state of each request. */
+export function frontAuditEntries(dropIn: DropInStates): (request: Request, response: Response, url: URL) => AuditEntry | undefined {
+  return (request, response, url) => frontAuditEntry(dropIn, request, response, url);
+}
+
+function frontAuditEntry(dropIn: DropInStates, request: Request, response: Response, url: URL): AuditEntry | undefined {
+  const state = dropIn.of(request);
   const front = FRONT_AUTH.exec(url.pathname)?.[1];
   if (front) {
     const uid = response.headers.get('uid') ?? (front === 'sign_in' ? asEmail(state?.signInEmail) : undefined);

@@ -14,7 +14,7 @@ import type { UpstreamTarget } from '../upstream/target';
 import { pathnameOf } from '../http/url-path';
 import { frontEnvironment, frontRoute } from './front-paths';
 import { credentialHeadersOf } from './pass-through';
-import { dropInStateOf, type DropInState } from './state';
+import type { DropInState, DropInStates } from './state';
 import { credentialDigest, type VerifiedCredentials } from './verified-credentials';
 
 export interface DropInDependencies {
@@ -23,6 +23,8 @@ export interface DropInDependencies {
   /** Names the rate-limit key (a Redis key) by an HMAC, never a bare hash of the uid. */
   readonly keys: Pick<DerivedKeys, 'name'>;
   readonly clock: () => number;
+  /** The drop-in front's state of each request (drop-in/state.ts). */
+  readonly dropIn: DropInStates;
 }
 
 const MAX_UID = 254;
@@ -97,11 +99,11 @@ export function dropInStrategy(dependencies: DropInDependencies): IdentityStrate
   return {
     // API clients written for the upstream send their own documents.
     presented(request) {
-      return dropInStateOf(request) ? { queryTexts: true } : undefined;
+      return dependencies.dropIn.of(request) ? { queryTexts: true } : undefined;
     },
 
     identify(request) {
-      const state = dropInStateOf(request);
+      const state = dependencies.dropIn.of(request);
       if (!state) return undefined;
       const presented = state.verified;
       if (!presented) return Promise.resolve({ refusal: gatewayError('UNAUTHENTICATED') });

@@ -4,6 +4,7 @@
  */
 import type { FieldNode } from 'graphql';
 import type { UpstreamCredential } from '../credentials/types';
+import { RequestSlot } from '../request/slot';
 
 export interface DropInState {
   /** The upstream refused the client's credential: its answer, passed on as it was. */
@@ -22,15 +23,14 @@ export interface DropInState {
   refusedWith?: string;
 }
 
-const states = new WeakMap<Request, DropInState>();
+/** The front's state of each request on one of its paths. */
+export class DropInStates extends RequestSlot<DropInState> {
+  begin(request: Request): DropInState {
+    return this.ensure(request, () => ({}));
+  }
 
-export function beginDropIn(request: Request): DropInState {
-  let state = states.get(request);
-  if (!state) states.set(request, (state = {}));
-  return state;
-}
-
-/** The front's state of a request on one of its paths; undefined for every other request. */
-export function dropInStateOf(request: Request): DropInState | undefined {
-  return states.get(request);
+  /** The front's state of a request on one of its paths; undefined for every other request. */
+  of(request: Request): DropInState | undefined {
+    return this.get(request);
+  }
 }

@@ -24,8 +24,6 @@ import type { Environment } from '../environment';
 import { errorResponse, GatewayError, gatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
-import { noteRequestUid } from '../observability/use-access-log';
-import { clientAddressOf } from '../protection/client-address';
 import type { LoginLimits } from '../protection/login-limits';
 import { overLimit, type RateLimitStore } from '../protection/rate-limiter';
 import { anonymousCounterKey } from '../protection/use-anonymous-limit';
@@ -37,8 +35,10 @@ import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
 import { checkPassThrough, readPassThrough, type PassThroughRequest } from './pass-through-limits';
 import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-limits';
-import { beginDropIn, dropInStateOf, type DropInState } from './state';
+import type { DropInState, DropInStates } from './state';
 import type { VerifiedCredentials } from './verified-credentials';
+import type { RequestSlot } from '../request/slot';
+import type { ClientAddresses } from '../protection/client-address';
 
 export { credentialHeadersOf } from './pass-through';
 
@@ -56,6 +56,12 @@ export interface DropInFrontOptions {
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
   readonly clock: () => number;
+  /** The upstream user each request acted as, for its access log line. */
+  readonly uid: RequestSlot<string>;
+  /** Each request's client address (useClientAddress). */
+  readonly addresses: ClientAddresses;
+  /** The drop-in front's state of each request (drop-in/state.ts). */
+  readonly dropIn: DropInStates;
 }
 
 /** Credential headers echoed as devise does when no upstream call answered (verified credentials only). */
@@ -84,7 +90,7 @@ function failureResponse(error: unknown): Response {
 }
 
 export function useDropInFront(options: DropInFrontOptions): Plugin {
-  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock } = options;
+  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock, uid, addresses, dropIn: states } = options;
   /** The schema being served, for the limits on passed-through GraphQL (its statements and pages). */
   let schema: GraphQLSchema | undefined;
   const call = (target: UpstreamTarget, route: FrontRoute, operation: string, retry?: 'safe'): PassThroughCall =>
@@ -99,7 +105,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     const params = signInParams(await readBody(request, AUTH_BODY_LIMIT), request.headers.get('content-type'));
     if (params === 'malformed') return malformedJsonAnswer();
     if (!params) return unreadableSignIn();
-    const attempt = { address: clientAddressOf(request), email: params.email, environment: target.environment };
+    const attempt = { address: addresses.of(request), email: params.email, environment: target.environment };
     state.signInEmail = params.email;
     return signInWithinLimits(loginLimits, attempt, async () => {
       // The body the limits read, and nothing else, goes upstream.
@@ -107,7 +113,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
       const { response } = await passThrough(request, rebuilt, call(target, route, 'signIn', 'safe'), 'application/json');
       const credential = response.ok ? credentialFromHeaders((name) => response.headers.get(name)) : undefined;
       if (credential) {
-        noteRequestUid(request, credential.uid);
+        uid.set(request, credential.uid);
         await verified.remember(target.cacheNamespace, credential, clock());
       }
       return response;
@@ -122,7 +128,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     const params = jsonObject(body);
     const credential = credentialFromHeaders((name) => sent.get(name) ?? (typeof params[name] === 'string' ? params[name] : null));
     if (credential) {
-      if (response.ok) noteRequestUid(request, credential.uid);
+      if (response.ok) uid.set(request, credential.uid);
       await verified.forget(target.cacheNamespace, credential);
     }
     return response;
@@ -150,7 +156,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     if (parsed?.operation?.operation === OperationTypeNode.MUTATION) state.passedMutation = { fields: parsed.fields, variables: parsed.variables };
     const { anonymous } = limits;
     const weight = Math.max(1, parsed?.fields.length ?? 1);
-    const decision = await counters.hit(anonymousCounterKey(clientAddressOf(request)), anonymous.max, anonymous.windowMs, weight);
+    const decision = await counters.hit(anonymousCounterKey(addresses.of(request)), anonymous.max, anonymous.windowMs, weight);
     if (!decision.allowed) throw overLimit({ log, metrics }, 'anonymous', decision);
     if (refusal) throw refusal;
     if (read === 'malformed') return malformedJsonAnswer();
@@ -165,7 +171,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     // Only devise's headers for this uid and client say the upstream authenticated the credential
     // (confirmRegistration or introspection answer 200 without one).
     if (!presented || !response.ok || answered?.uid !== presented.uid || answered.client !== presented.client) return response;
-    noteRequestUid(request, presented.uid);
+    uid.set(request, presented.uid);
     const rotated = credentialFromHeaders((name) => answered[name]);
     await verified.remember(target.cacheNamespace, rotated ?? presented, clock());
     return response;
@@ -180,7 +186,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
       const { request, url } = payload;
       const route = frontRoute(url.pathname);
       if (!route) return;
-      const state = beginDropIn(request);
+      const state = states.begin(request);
       const endResponse = (response: Response) => payload.endResponse(response);
       if (request.method !== route.method) {
         endResponse(errorResponse(405, 'BAD_REQUEST', `${url.pathname} accepts ${route.method} only.`, { headers: { allow: route.method } }));
@@ -201,7 +207,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
           if (expiry !== undefined) {
             // Runs through the gateway, as the drop-in identity (identity.ts reads it from here).
             state.verified = expiry ? { ...presented, expiry: Number(expiry) } : presented;
-            noteRequestUid(request, presented.uid);
+            uid.set(request, presented.uid);
             return;
           }
         }
@@ -216,11 +222,11 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
 
     onRequestParse(payload) {
       // A verified credential's request runs through Yoga: malformed JSON gets the upstream's answer.
-      if (dropInStateOf(payload.request)?.verified) payload.setRequestParser(frontJsonParser);
+      if (states.of(payload.request)?.verified) payload.setRequestParser(frontJsonParser);
     },
 
     onResultProcess(payload) {
-      const refusal = dropInStateOf(payload.request)?.refusal;
+      const refusal = states.of(payload.request)?.refusal;
       if (!refusal) return;
       // The upstream refused the client's own credential: its answer, as it was.
       payload.setResultProcessor(() => upstreamStyleResponse(refusal.status, refusal.body, refusal.headers), 'application/json');
@@ -228,7 +234,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
 
     async onResponse(payload) {
       const { request, response } = payload;
-      const dropIn = dropInStateOf(request);
+      const dropIn = states.of(request);
       if (!dropIn) return;
       if (!dropIn.refusal) {
         // `presented` is only set for a verified credential: a forged one was passed through above.

@@ -7,14 +7,19 @@
 import { GraphQLError, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { clientError, DEFAULT_MESSAGES, findGatewayError, isErrorCode } from './';
-import { executedOf } from '../gateway/executed';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
-import { upstreamOutcome } from '../upstream/outcome';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
+import type { UpstreamOutcomes } from '../upstream/outcome';
 
 export interface ErrorMappingOptions {
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** Each request's upstream outcome (upstream/outcome.ts). */
+  readonly outcomes: UpstreamOutcomes;
 }
 
 /** Codes the HTTP executor puts on errors about the upstream's answer. */
@@ -34,9 +39,9 @@ function innermostError(error: Error): Error {
   return current;
 }
 
-export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
+export function useErrorMapping({ log, metrics, operations, outcomes }: ErrorMappingOptions): Plugin {
   const mapError = (error: GraphQLError, request: Request): GraphQLError => {
-    const operation = executedOf(request)?.names;
+    const operation = operations.get(request)?.names;
     // The gateway's own refusals, the query limits' among them (use-query-limits.ts): each carries its code from where it was made.
     const own = findGatewayError(error);
     if (own) {
@@ -51,7 +56,7 @@ export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
     const fromExecutor = (typeof code === 'string' && EXECUTOR_CODES.has(code)) || 'request' in extensions || 'response' in extensions;
     if (fromExecutor) {
       // Mesh's delegation drops `originalError`: what the broker recorded says what happened.
-      const recorded = upstreamOutcome(request).failure;
+      const recorded = outcomes.of(request).failure;
       if (recorded) {
         // Its headers too: an open circuit's Retry-After must reach the client.
         const http = recorded.extensions.http as { status: number; headers?: Record<string, string> };
@@ -76,7 +81,7 @@ export function useErrorMapping({ log, metrics }: ErrorMappingOptions): Plugin {
       if (innermost instanceof GraphQLError) {
         return clientError('GRAPHQL_VALIDATION_FAILED', safeMessage);
       }
-    } else if (upstreamOutcome(request).answered && innermostError(error) instanceof GraphQLError) {
+    } else if (outcomes.of(request).answered && innermostError(error) instanceof GraphQLError) {
       // A top-level error in the upstream's own GraphQL answer: its message is meant for API clients.
       return clientError('UPSTREAM_ERROR', safeMessage, error.path);
     }

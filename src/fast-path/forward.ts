@@ -14,7 +14,7 @@ import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import { brokeredFetch } from '../upstream/brokered-fetch';
 import { bodyText, type UpstreamFetch } from '../upstream/fetch';
-import { noteUpstreamAnswered, noteUpstreamFailure } from '../upstream/outcome';
+import type { UpstreamOutcomes } from '../upstream/outcome';
 import type { UpstreamTarget } from '../upstream/target';
 import type { ForwardPlan } from './plans';
 
@@ -119,6 +119,8 @@ export interface ForwarderOptions {
   readonly upstreamFetch: UpstreamFetch;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
+  /** Each request's upstream outcome (upstream/outcome.ts). */
+  readonly outcomes: UpstreamOutcomes;
 }
 
 /** One upstream call and the requests waiting for it: it is aborted when the last of them goes away. */
@@ -140,14 +142,14 @@ function join(shared: SharedCall, signal: AbortSignal): void {
   shared.answer.then(done, done);
 }
 
-export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOptions): Forwarder {
+export function createForwarder({ upstreamFetch, log, metrics, outcomes }: ForwarderOptions): Forwarder {
   /** Identical queries of one identity in flight at once share one upstream call (as Mesh's executor). */
   const inFlight = new Map<string, SharedCall>();
 
   // A client that goes away aborts its upstream call, as on Mesh's path (the request's signal).
   const callUpstream = async (plan: ForwardPlan, call: ForwardedCall, body: string, signal: AbortSignal): Promise<UpstreamAnswer> => {
     const response = await brokeredFetch(upstreamFetch, call.upstream.graphqlUrl, { method: 'POST', headers: HEADERS, body, signal }, {
-      request: call.request, identity: call.identity, upstream: call.upstream, operation: plan.label,
+      request: call.request, identity: call.identity, upstream: call.upstream, operation: plan.label, outcomes,
       // The plan knows its operation: a query may be sent again, a mutation never.
       ...(plan.kind === OperationTypeNode.QUERY ? { retry: 'safe' as const } : {}),
     });
@@ -164,11 +166,11 @@ export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOption
       // The call is another request's: this one records its outcome too.
       return shared.answer.then(
         (answer) => {
-          noteUpstreamAnswered(call.request);
+          outcomes.noteAnswered(call.request);
           return answer;
         },
         (error: unknown) => {
-          if (error instanceof GatewayError) noteUpstreamFailure(call.request, error);
+          if (error instanceof GatewayError) outcomes.noteFailure(call.request, error);
           throw error;
         },
       );
@@ -198,12 +200,12 @@ export function createForwarder({ upstreamFetch, log, metrics }: ForwarderOption
         if (error instanceof GatewayError) return { result: failedResult(plan, call, error) };
         // Not a failure the upstream client names (a bug, or a body that cannot be read): logged, never shown.
         log.unexpectedError({ error, operation: plan.label });
-        return { result: failedResult(plan, call, noteUpstreamFailure(call.request, gatewayError('UPSTREAM_ERROR'))) };
+        return { result: failedResult(plan, call, outcomes.noteFailure(call.request, gatewayError('UPSTREAM_ERROR'))) };
       }
       const forwarded = resultOf(plan, answer);
       if (forwarded) return forwarded;
       log.unexpectedError({ error: new Error(`upstream answer not usable (status ${answer.status})`), operation: plan.label });
-      return { result: failedResult(plan, call, noteUpstreamFailure(call.request, gatewayError('UPSTREAM_ERROR'))) };
+      return { result: failedResult(plan, call, outcomes.noteFailure(call.request, gatewayError('UPSTREAM_ERROR'))) };
     },
   };
 }

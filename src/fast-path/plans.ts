@@ -8,8 +8,7 @@
  * selects no `pdf` (the PDF cache rewrites those answers). Everything else keeps Mesh's execution.
  */
 import { isNonNullType, Kind, OperationTypeNode, print, type DocumentNode, type FieldNode, type GraphQLObjectType, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
-import { executedOperation, operationDocument, type ExecutedOperation } from '../gateway/executed';
-import { selectsPdf } from '../gateway/root-fields';
+import type { DocumentFacts, ExecutedOperation } from '../gateway/executed';
 
 /**
  * Upstream root fields the gateway answers itself (additional-resolvers/): never forwarded.
@@ -57,6 +56,8 @@ export class DocumentPlans {
   /** On the executed operation (gateway/executed.ts), itself found once per document and name. */
   private readonly plans = new WeakMap<ExecutedOperation, ForwardPlan | null>();
 
+  constructor(private readonly documents: DocumentFacts) {}
+
   /** The upstream source's schema (Mesh's raw source): until it is known, nothing is forwarded. */
   learnUpstream(schema: GraphQLSchema): void {
     this.upstream = { query: schema.getQueryType() ?? undefined, mutation: schema.getMutationType() ?? undefined };
@@ -68,7 +69,7 @@ export class DocumentPlans {
     for (const document of documents) {
       for (const definition of document.definitions) {
         if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-        const executed = executedOperation(document, definition.name?.value ?? null);
+        const executed = this.documents.executedOperation(document, definition.name?.value ?? null);
         if (executed) this.planOf(executed);
         count++;
       }
@@ -103,8 +104,8 @@ export class DocumentPlans {
     }
     const first = roots[0];
     if (!first) return undefined;
-    if (selectsPdf(document)) return undefined;
-    const own = operationDocument(executed);
+    if (this.documents.selectsPdf(document)) return undefined;
+    const own = this.documents.operationDocument(executed);
     if (!own) return undefined;
     const variableDefinitions = operation.variableDefinitions ?? [];
     return {

@@ -13,18 +13,21 @@
  */
 import { getVariableValues, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { executedOf } from '../gateway/executed';
 import { rawJsonAnswers } from '../http/raw-json-answers';
 import type { IdentityContext } from '../identity/use-identity';
 import type { Forwarder } from './forward';
 import type { DocumentPlans } from './plans';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 export interface FastPathOptions {
   readonly plans: DocumentPlans;
   readonly forwarder: Forwarder;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
 }
 
-export function useFastPath({ plans, forwarder }: FastPathOptions): Plugin<IdentityContext> {
+export function useFastPath({ plans, forwarder, operations }: FastPathOptions): Plugin<IdentityContext> {
   /** Forwarded results whose upstream bytes are the answer. */
   const raw = rawJsonAnswers();
 
@@ -32,7 +35,7 @@ export function useFastPath({ plans, forwarder }: FastPathOptions): Plugin<Ident
     onExecute({ args, setExecuteFn }) {
       const context = args.contextValue;
       // Only an operation the pipeline found (gateway/executed.ts), and so identified and limited.
-      const executed = executedOf(context.request);
+      const executed = operations.get(context.request);
       const plan = executed && plans.planOf(executed);
       if (!plan) return;
       const variables: unknown = args.variableValues;

@@ -11,7 +11,7 @@ import type { Plugin } from 'graphql-yoga';
 import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { useReadCache } from '../cache/use-read-cache';
-import { frontAuditEntry } from '../drop-in/front-audit';
+import { frontAuditEntries } from '../drop-in/front-audit';
 import { FRONT_GRAPHQL_PATHS } from '../drop-in/front-paths';
 import { dropInStrategy, frontTarget } from '../drop-in/identity';
 import { useDropInFront } from '../drop-in/use-drop-in-front';
@@ -36,52 +36,56 @@ import { useResolverServices } from './use-resolver-services';
 export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] {
   const { config, log, metrics, clock, upstreams, upstreamFetch, sessions, caches, rateLimits, loginLimits } = runtime;
   const { limits, cache } = config;
-  const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams };
-  const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing }) : undefined;
+  const { documents } = runtime;
+  const { operations, addresses, setCookies, sessionCookies, outcomes, dropIn, startedAt, uid, onBehalfOf, servedNames } = runtime.requestState;
+  const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams, setCookies, sessionCookies };
+  const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing, documents }) : undefined;
   return [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
-    useClientAddress({ trustProxy: config.trustProxy }),
+    useClientAddress({ trustProxy: config.trustProxy, addresses }),
     // The standard GraphQL metrics, on the gateway's registry.
     useGraphqlMetrics({ metrics }),
     // Every front request: the access log line.
-    useAccessLog({ log, clock }),
+    useAccessLog({ log, clock, startedAt, uid, operations, onBehalfOf, servedNames }),
     // Sign-in, sign-out and GraphQL without a verified credential passed through to the upstream and
     // answered here; a verified credential continues below, and its answers get the upstream's
     // credential headers (or refusal) on the way out.
-    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock }),
+    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock, uid, addresses, dropIn }),
     // POST bodies must be JSON (415 otherwise).
     useRoutes({ graphqlPaths: FRONT_GRAPHQL_PATHS }),
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules(),
     // /graphql's query limits. Introspection follows the upstream, which allows it (its schema is public).
     ...useQueryLimits({ introspection: limits.introspection, introspectionAllowed: () => true, maxQueryBytes: limits.maxQueryBytes }),
-    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, auth: runtime.upstreamAuth }, definitions: caches.definitions }),
+    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, auth: runtime.upstreamAuth, addresses }, definitions: caches.definitions, outcomes }),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
-    useExecutedOperation(),
+    useExecutedOperation({ operations, documents }),
     // With tracing, the operation's span starts here (and ends after the audit log, below).
     ...(operationSpans ? [operationSpans.start] : []),
     // The client's verified credential is who the request acts as, in the environment its path or
     // X-Upstream-Environment names.
     useIdentity({
-      strategies: [dropInStrategy({ upstreams, verified: runtime.verifiedCredentials, keys: runtime.keys, clock })],
+      strategies: [dropInStrategy({ upstreams, verified: runtime.verifiedCredentials, keys: runtime.keys, clock, dropIn })],
       production: config.production,
       defaultUpstream: (request) => frontTarget(upstreams, request),
+      operations,
+      uid,
     }),
     // Root fields per credential, as for a browser session.
-    useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics }),
+    useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations }),
     // Caches, as on /graphql: definitions hits, invalidation by mutations, statement reads per uid.
-    useDefinitionsAnswers({ definitions: caches.definitions, metrics }),
-    useCacheInvalidation({ store: caches.store }),
+    useDefinitionsAnswers({ definitions: caches.definitions, metrics, operations }),
+    useCacheInvalidation({ store: caches.store, operations, outcomes }),
     // The fast path: an operation of upstream fields only (no PDF) is one upstream call. Before the
     // read cache, whose lookup wraps it.
-    ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder })] : []),
-    useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock }),
+    ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder, operations })] : []),
+    useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents }),
     // Every error gets a contract code and a safe message; then the statuses the upstream gives
     // documents it refuses (200).
-    useErrorMapping({ log, metrics }),
+    useErrorMapping({ log, metrics, operations, outcomes }),
     useUpstreamErrorStatuses(),
     // After them: the audit trail, which reads the codes the client gets, and the front's own answers.
-    useAuditLog({ log, cookieSecure: config.cookieSecure, sessionCookies: false, answered: frontAuditEntry }),
+    useAuditLog({ log, cookieSecure: config.cookieSecure, readsCookies: false, answered: frontAuditEntries(dropIn), operations, addresses, sessionCookies }),
     ...(operationSpans ? [operationSpans.finish] : []),
   ] as Plugin<GatewayContext>[];
 }

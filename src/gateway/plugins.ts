@@ -43,7 +43,9 @@ import { useResolverServices } from './use-resolver-services';
 export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] {
   const { config, log, metrics, clock, upstreams, sessions, caches, rateLimits, loginLimits } = runtime;
   const { limits, cache } = config;
-  const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams };
+  const { documents } = runtime;
+  const { operations, addresses, setCookies, sessionCookies, outcomes, startedAt, uid, onBehalfOf, servedNames } = runtime.requestState;
+  const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams, setCookies, sessionCookies };
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
   // Who a request acts as, in this order: the session cookie, an API key.
@@ -51,7 +53,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     browserSessionStrategy(sessionDependencies),
     serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
   ];
-  const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing }) : undefined;
+  const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing, documents }) : undefined;
   // GraphQL requests the gateway builds itself (the PDF download's read), exempt from the checks
   // only a client's own request needs.
   const internal = runtime.internalRequests;
@@ -61,11 +63,11 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
     // The longest a mutation's request may run: its call, a service account's sign-in and the call again.
     pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
-    health: runtime.sessionStoreHealth, metrics, log, clock,
+    health: runtime.sessionStoreHealth, metrics, log, clock, operations, outcomes,
   });
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
-    useClientAddress({ trustProxy: config.trustProxy }),
+    useClientAddress({ trustProxy: config.trustProxy, addresses }),
     // HTTP routes answered before any GraphQL work: liveness, readiness, metrics and /ops.
     useHealth({ sessionStore: sessions.store, cacheStore: caches.store, upstreams, clock, lifecycle: runtime.lifecycle, metrics }),
     useMetricsEndpoint({ metrics, access: opsAccess }),
@@ -78,10 +80,10 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     // An idempotent mutation's kept answer in place (and a new one kept) before any other hook reads the answer.
     idempotency.responses,
     // Every request from here on: the access log line, and the session cookie's Set-Cookie headers.
-    useAccessLog({ log, clock }),
-    useSessionCookies(),
+    useAccessLog({ log, clock, startedAt, uid, operations, onBehalfOf, servedNames }),
+    useSessionCookies({ setCookies }),
     // GET /statements/{otxId}/pdf: the `pdf` field read through this same pipeline, as a file.
-    usePdfDownloads({ internal, allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, log }),
+    usePdfDownloads({ internal, allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, log, onBehalfOf }),
     // Every other path but /graphql is 404; POST bodies must be JSON (415 otherwise).
     useRoutes({ graphqlPaths: ['/graphql'] }),
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
@@ -97,41 +99,43 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     // Query limits (text length before parsing; tokens while parsing; depth, aliases,
     // directives, cost while validating; PDFs per answer before executing).
     ...useQueryLimits({ introspection: limits.introspection, maxQueryBytes: limits.maxQueryBytes }),
-    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, auth: runtime.upstreamAuth }, definitions: caches.definitions }),
+    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, auth: runtime.upstreamAuth, addresses }, definitions: caches.definitions, outcomes }),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
-    useExecutedOperation(),
+    useExecutedOperation({ operations, documents }),
     // With tracing, the operation's span starts here (and ends after the audit log, below).
     ...(operationSpans ? [operationSpans.start] : []),
     // Cookie requests and logins pass the CSRF/origin check before anything acts for a browser (the
     // PDF download checked its Origin itself: a link sends no X-CSRF).
-    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: isInternal }),
+    useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: isInternal, operations, sessionCookies }),
     // Who the request acts as (the strategies above, in their order). An anonymous request's calls
     // (confirmRegistration) go to the sandbox, or where X-Upstream-Environment says.
     useIdentity({
       strategies: identities,
       production: config.production,
       defaultUpstream: (request) => upstreams[environmentNamed(request.headers.get('x-upstream-environment'))],
+      operations,
+      uid,
     }),
     // Rate limits: root fields per identity; root fields per address without one (login has its
     // own limits, in its resolver and the front's sign-in).
-    useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics }),
-    useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics }),
+    useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations }),
+    useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics, operations, addresses }),
     // Mutations with an Idempotency-Key run at most once per identity and key: after every refusal
     // above (they keep nothing), before anything that may answer or call the upstream.
     idempotency.execution,
     // Caches, only ever after the identity was validated: definitions hits answered from the bytes
     // of an earlier identical answer (no execution); mutations invalidate first, then statement
     // reads may be answered per identity from the response cache.
-    useDefinitionsAnswers({ definitions: caches.definitions, metrics }),
-    useCacheInvalidation({ store: caches.store }),
+    useDefinitionsAnswers({ definitions: caches.definitions, metrics, operations }),
+    useCacheInvalidation({ store: caches.store, operations, outcomes }),
     // The fast path: an operation of upstream fields only (no PDF) is one upstream call, not Mesh's
     // delegation. Before the read cache, whose lookup wraps it.
-    ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder })] : []),
-    useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock }),
+    ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder, operations })] : []),
+    useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents }),
     // Last: every error the client sees gets a contract code and a safe message.
-    useErrorMapping({ log, metrics }),
+    useErrorMapping({ log, metrics, operations, outcomes }),
     // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
-    useAuditLog({ log, cookieSecure: config.cookieSecure }),
+    useAuditLog({ log, cookieSecure: config.cookieSecure, operations, addresses, sessionCookies }),
     ...(operationSpans ? [operationSpans.finish] : []),
   ] as Plugin<GatewayContext>[];
   return plugins;

@@ -29,23 +29,16 @@ export function rootFields(document: DocumentNode, operation: OperationDefinitio
   return fields;
 }
 
-/** Per parsed document (Yoga's parse cache reuses them): whether it selects `pdf` anywhere. */
-const pdfSelections = new WeakMap<DocumentNode, boolean>();
-
 /**
- * Whether a document selects a field named `pdf` anywhere (fragments and aliases included):
- * those reads belong to the PDF cache, not the read cache or the fast path.
+ * Whether a document selects a field named `pdf` anywhere (fragments and aliases included), each
+ * time it is asked: DocumentFacts (executed.ts) keeps the answer per document.
  */
 export function selectsPdf(document: DocumentNode): boolean {
-  let found = pdfSelections.get(document);
-  if (found === undefined) {
-    found = false;
-    visit(document, {
-      Field(node) {
-        if (node.name.value === 'pdf') found = true;
-      },
-    });
-    pdfSelections.set(document, found);
-  }
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.name.value === 'pdf') found = true;
+    },
+  });
   return found;
 }

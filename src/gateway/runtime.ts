@@ -7,6 +7,8 @@ import { createForwarder, type Forwarder } from '../fast-path/forward';
 import { createRedisIdempotencyStore } from '../idempotency/redis-store';
 import { createMemoryIdempotencyStore, type IdempotencyStore } from '../idempotency/store';
 import { DocumentPlans } from '../fast-path/plans';
+import { DocumentFacts } from './executed';
+import { createRequestState, type RequestState } from './request-state';
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis';
 import type { Logger } from 'pino';
@@ -41,6 +43,7 @@ import { createResilience } from '../upstream/resilience';
 import { upstreamTarget, type UpstreamTarget } from '../upstream/target';
 import type { Tracing } from '../tracing/provider';
 import { tracedUpstreamFetch } from '../tracing/upstream-spans';
+import type { TraceContexts } from '../tracing/context';
 
 export interface GatewayRuntime {
   readonly config: GatewayConfig;
@@ -67,6 +70,10 @@ export interface GatewayRuntime {
   readonly idempotency: IdempotencyStore;
   /** The drop-in front's record of credentials the upstream accepted. */
   readonly verifiedCredentials: VerifiedCredentials;
+  /** Per-request state, one slot per piece (gateway/request-state.ts), for this gateway's requests only. */
+  readonly requestState: RequestState;
+  /** What is found once per parsed document (its executed operations, whether it selects `pdf`). */
+  readonly documents: DocumentFacts;
   /** Plans per document for the fast path (src/fast-path/); told the upstream's schema at start. */
   readonly plans: DocumentPlans;
   readonly forwarder: Forwarder;
@@ -82,7 +89,7 @@ export interface GatewayRuntime {
   close(): Promise<void>;
 }
 
-export async function createGatewayRuntime(config: GatewayConfig, logger: Logger): Promise<GatewayRuntime> {
+export async function createGatewayRuntime(config: GatewayConfig, logger: Logger, traces: TraceContexts): Promise<GatewayRuntime> {
   const log = createLogEvents(logger);
   const clock = Date.now;
   /** Redis connections, closed last (the session cache's subscriber is closed by the cache). */
@@ -147,7 +154,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   const caches = createCaches({ config, store: cacheStore, keys, health: cacheHealth, metrics, log, clock });
 
   // Loaded only with an endpoint: without one, no SDK is loaded or started.
-  const tracing = config.tracing ? await (await import('../tracing/provider.js')).createTracing(config.tracing) : undefined;
+  const tracing = config.tracing ? await (await import('../tracing/provider.js')).createTracing(config.tracing, traces) : undefined;
   const resilience = createResilience({ ...config.upstreamResilience, metrics, now: clock });
   const untracedFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics, resilience });
   // One CLIENT span per call the gateway makes (its retries inside it).
@@ -168,15 +175,19 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     limits: config.limits, health: sessionStoreHealth, log, metrics, names: keys,
   });
 
+  const documents = new DocumentFacts();
+  const requestState = createRequestState();
   let closing: Promise<void> | undefined;
   return {
     config, logger, log, clock, metrics, upstreams, upstreamFetch, upstreamAuth, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
     keys,
     idempotency: redis ? createRedisIdempotencyStore(redis) : createMemoryIdempotencyStore(clock),
     verifiedCredentials: createVerifiedCredentials(redis, { keys, clock }),
-    plans: new DocumentPlans(),
+    requestState,
+    documents,
+    plans: new DocumentPlans(documents),
     lifecycle: createLifecycle(),
-    forwarder: createForwarder({ upstreamFetch, log, metrics }),
+    forwarder: createForwarder({ upstreamFetch, log, metrics, outcomes: requestState.outcomes }),
     internalRequests: createInternalRequests(),
     ...(embedded ? { embedded } : {}),
     ...(tracing ? { tracing } : {}),

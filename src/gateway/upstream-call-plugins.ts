@@ -13,10 +13,11 @@ import type { GatewayRuntime } from './runtime';
 export function upstreamCallPlugins(runtime: GatewayRuntime): MeshPlugin<IdentityContext>[] {
   const { caches, metrics } = runtime;
   const { cache } = runtime.config;
+  const { operations, outcomes } = runtime.requestState;
   return [
     // Upstream calls: the identity's credential in, rotated tokens kept, a 401 as the identity says.
-    useCredentialBroker({ upstreamFetch: runtime.upstreamFetch }),
+    useCredentialBroker({ upstreamFetch: runtime.upstreamFetch, operations, outcomes }),
     // Around the brokered call: PDFs per identity and statement from the PDF cache.
-    usePdfCache({ store: caches.store, rewriter: caches.pdfRewriter, metrics, ttlMs: cache.pdfTtlMs, maxPdfBytes: cache.pdfMaxBytes }),
+    usePdfCache({ store: caches.store, rewriter: caches.pdfRewriter, metrics, ttlMs: cache.pdfTtlMs, maxPdfBytes: cache.pdfMaxBytes, outcomes }),
   ];
 }

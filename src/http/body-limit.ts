@@ -27,14 +27,6 @@ export interface BodyLimitOptions {
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
- * Connections whose request was refused. Node's parser goes on reading while the refused body is
- * drained, so a request the client sent behind it on the same connection would still arrive, and
- * run after the client was told the connection closes (its socket already half-closed, so its
- * address unknown to the limits and the audit trail): such a request ends the connection instead.
- */
-const refusedSockets = new WeakSet<Socket>();
-
-/**
  * The body read here, in a form whatwg-node's normalizeNodeRequest takes as it is (`req.body`
  * with at least one own enumerable key, and a Blob): a Buffer would do too, but it runs
  * Object.keys over the body first, which lists every byte index: time that grows with the body.
@@ -45,7 +37,7 @@ function countedBody(chunks: Buffer[]): Blob {
 }
 
 /** Answers 413, then drains what the client still sends (bounded) instead of resetting it. */
-function refuse(req: IncomingMessage, res: ServerResponse, maxBytes: number, lingerMs: number, lingerBytes: number): void {
+function refuse(refusedSockets: WeakSet<Socket>, req: IncomingMessage, res: ServerResponse, maxBytes: number, lingerMs: number, lingerBytes: number): void {
   const socket = req.socket as Socket & { destroySoon?: () => void };
   refusedSockets.add(socket);
   let drained = 0;
@@ -74,6 +66,13 @@ function refuse(req: IncomingMessage, res: ServerResponse, maxBytes: number, lin
 }
 
 export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 * 1024 }: BodyLimitOptions, next: Listener): Listener {
+  /**
+   * Connections whose request was refused. Node's parser goes on reading while the refused body is
+   * drained, so a request the client sent behind it on the same connection would still arrive, and
+   * run after the client was told the connection closes (its socket already half-closed, so its
+   * address unknown to the limits and the audit trail): such a request ends the connection instead.
+   */
+  const refusedSockets = new WeakSet<Socket>();
   return (req, res) => {
     if (refusedSockets.has(req.socket)) {
       req.socket.destroy();
@@ -82,7 +81,7 @@ export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 
     const length = req.headers['content-length'];
     if (length !== undefined) {
       if (Number(length) <= maxBytes) return next(req, res);
-      return refuse(req, res, maxBytes, lingerMs, lingerBytes);
+      return refuse(refusedSockets, req, res, maxBytes, lingerMs, lingerBytes);
     }
     if (req.headers['transfer-encoding'] === undefined) return next(req, res);
     // Chunked: counted as it arrives; Yoga gets the whole body (whatwg-node reads `req.body`).
@@ -100,7 +99,7 @@ export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 
       }
       chunks.length = 0;
       req.off('end', proceed);
-      refuse(req, res, maxBytes, lingerMs, lingerBytes);
+      refuse(refusedSockets, req, res, maxBytes, lingerMs, lingerBytes);
     };
     req.on('data', onData);
     req.once('end', proceed);

@@ -17,11 +17,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runInRequest } from '../observability/request-context';
+import type { RequestContexts } from '../observability/request-context';
 
 export interface EdgeOptions {
   readonly trustProxy: number;
   readonly cookieSecure: boolean;
+  /** The gateway's storage of the request each piece of work belongs to (its id for the logs). */
+  readonly requests: RequestContexts;
 }
 
 /** Letters, digits and `._:-`, 1 to 128 of them: UUIDs, trace ids, nginx's $request_id. */
@@ -48,6 +50,6 @@ export function edge(options: EdgeOptions, next: (req: IncomingMessage, res: Ser
     res.setHeader('vary', 'Origin');
     if (options.cookieSecure) res.setHeader('strict-transport-security', HSTS);
     if (identified(req)) res.setHeader('cache-control', 'no-store');
-    runInRequest({ requestId }, () => next(req, res));
+    options.requests.run({ requestId }, () => next(req, res));
   };
 }

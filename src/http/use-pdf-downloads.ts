@@ -13,7 +13,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { errorResponse } from '../errors';
 import type { LogEvents } from '../observability/log-events';
-import { noteInternalRequest } from '../observability/use-access-log';
+import type { RequestSlot } from '../request/slot';
 import { checkOrigin, csrfLogFields, csrfMessage } from '../session/csrf';
 import type { InternalRequests } from './internal-requests';
 import { otxIdOfPath, pdfAnswer, PDF_QUERY } from './pdf-download';
@@ -23,12 +23,14 @@ export interface PdfDownloadsOptions {
   readonly allowedOrigins: readonly string[];
   readonly trustProxy: number;
   readonly log: LogEvents;
+  /** Where the access log learns that the read serves the download (one line for both). */
+  readonly onBehalfOf: RequestSlot<Request>;
 }
 
 /** What the read passes on from the download's request: who it is, where from, its trace. */
 const CARRIED_HEADERS = ['cookie', 'authorization', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'traceparent', 'tracestate', 'baggage'];
 
-export function usePdfDownloads({ internal, allowedOrigins, trustProxy, log }: PdfDownloadsOptions): Plugin {
+export function usePdfDownloads({ internal, allowedOrigins, trustProxy, log, onBehalfOf }: PdfDownloadsOptions): Plugin {
   return {
     async onRequest(payload) {
       const { request, url, serverContext } = payload;
@@ -52,7 +54,7 @@ export function usePdfDownloads({ internal, allowedOrigins, trustProxy, log }: P
       const read = new Request(new URL('/graphql', url), { method: 'POST', headers, body: JSON.stringify({ query: PDF_QUERY, variables: { ids: otxId === null ? [] : [otxId] } }), signal: request.signal });
       // An id that cannot exist still goes through the read (an empty list matches nothing): who
       // is asking is checked first, and the answer is the one of any unknown id.
-      noteInternalRequest(read, request);
+      onBehalfOf.set(read, request);
       const inner = await internal.send(read, serverContext);
       payload.endResponse(await pdfAnswer(inner, otxId ?? '', url.searchParams.get('inline') === '1' ? 'inline' : 'attachment'));
     },

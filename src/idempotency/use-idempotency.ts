@@ -16,15 +16,16 @@ import { OperationTypeNode, print } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { DerivedKeys } from '../derived-keys';
 import { gatewayError, type GatewayError } from '../errors';
-import { executedOf } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
-import { upstreamOutcome } from '../upstream/outcome';
 import { idempotencyKeyOf, requestFingerprint } from './request-key';
 import { openAnswer, sealAnswer, type StoredAnswer } from './sealed-answer';
 import type { IdempotencyStore, RecordName } from './store';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
+import type { UpstreamOutcomes } from '../upstream/outcome';
 
 export interface IdempotencyOptions {
   /** The session store's records (never the evicting cache store: an evicted record would let a filing run twice). */
@@ -40,6 +41,10 @@ export interface IdempotencyOptions {
   readonly metrics: GatewayMetrics;
   readonly log: LogEvents;
   readonly clock: () => number;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** Each request's upstream outcome (upstream/outcome.ts). */
+  readonly outcomes: UpstreamOutcomes;
 }
 
 /** The gateway's own mutations: a login's answer (its cookie) must never be replayed. */
@@ -53,7 +58,7 @@ export interface IdempotencyPlugins {
 }
 
 export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins {
-  const { store, keys, metrics, health } = options;
+  const { store, keys, metrics, health, operations, outcomes } = options;
   const maxPerIdentity = options.maxPerIdentity ?? 1_000;
   /** The document text as the client sent it (the fingerprint's first part). */
   const texts = new WeakMap<Request, string>();
@@ -75,7 +80,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       const context = args.contextValue;
       const { request, identity } = context;
       if (!request.headers.has('idempotency-key')) return;
-      const executed = executedOf(request);
+      const executed = operations.get(request);
       if (executed?.operation.operation !== OperationTypeNode.MUTATION) return;
       if (executed.fields.some((field) => GATEWAY_MUTATIONS.has(field.name.value))) return;
       const given = idempotencyKeyOf(request);
@@ -140,7 +145,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       const claim = claims.get(request);
       if (!claim) return;
       try {
-        if (!upstreamOutcome(request).sent) {
+        if (!outcomes.of(request).sent) {
           // Refused before the upstream (an open circuit, a failed credential): nothing to keep.
           await store.release(claim.name, claim.fingerprint);
           return;
@@ -156,7 +161,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       } catch (error) {
         // The mutation ran; its record stays pending until `pendingMs` (409s), never unprotected.
         health.failed(error);
-        options.log.unexpectedError({ error, operation: executedOf(request)?.names });
+        options.log.unexpectedError({ error, operation: operations.get(request)?.names });
       }
     },
   };

@@ -6,11 +6,11 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors';
-import { executedOf } from '../gateway/executed';
-import { noteRequestUid } from '../observability/use-access-log';
 import type { UpstreamTarget } from '../upstream/target';
 import { countsAsActivity } from './activity';
 import type { IdentityStrategy, RequestIdentity } from './identity';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 /** Root fields an anonymous caller may use (the contract's list, `logout` which is idempotent, and `__typename`). */
 const ANONYMOUS_FIELDS = ['confirmRegistration', 'login', 'logout', 'session', '__typename'];
@@ -26,6 +26,15 @@ export interface IdentityContext {
   identityKey?: string;
 }
 
+/**
+ * The context fields of a request acting as `identity`, always set together: who it is, its key
+ * for the upstream executor's deduplication, and where its upstream calls go (the identity found
+ * before execution, or the session a `login` just created for the rest of its document).
+ */
+export function actingAs(identity: RequestIdentity): Pick<IdentityContext, 'identity' | 'identityKey' | 'upstream'> {
+  return { identity, identityKey: identity.key, upstream: identity.upstream };
+}
+
 export function isIdentityContext(value: unknown): value is IdentityContext {
   return typeof value === 'object' && value !== null && 'request' in value && 'upstream' in value;
 }
@@ -36,9 +45,13 @@ export interface IdentityOptions {
   readonly production: boolean;
   /** Where an anonymous request's upstream calls go. */
   readonly defaultUpstream: (request: Request) => UpstreamTarget;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** The upstream user each request acted as, for its access log line. */
+  readonly uid: RequestSlot<string>;
 }
 
-export function useIdentity({ strategies, production, defaultUpstream }: IdentityOptions): Plugin<IdentityContext> {
+export function useIdentity({ strategies, production, defaultUpstream, operations, uid }: IdentityOptions): Plugin<IdentityContext> {
   const anonymousFields = new Set([...ANONYMOUS_FIELDS, ...(production ? [] : DEVELOPMENT_ANONYMOUS_FIELDS)]);
   return {
     onContextBuilding({ context, extendContext }) {
@@ -47,7 +60,7 @@ export function useIdentity({ strategies, production, defaultUpstream }: Identit
 
     async onExecute({ args, extendContext, setResultAndStopExecution }) {
       const request = args.contextValue.request;
-      const executed = executedOf(request);
+      const executed = operations.get(request);
       if (!executed) return;
       const activity = countsAsActivity(executed.fields, (args.variableValues ?? {}) as Record<string, unknown>);
       for (const strategy of strategies) {
@@ -57,8 +70,8 @@ export function useIdentity({ strategies, production, defaultUpstream }: Identit
         if ('refusal' in verdict) return setResultAndStopExecution({ errors: [verdict.refusal] });
         if ('identity' in verdict) {
           const { identity } = verdict;
-          noteRequestUid(request, identity.uid);
-          extendContext({ identity, identityKey: identity.key, upstream: identity.upstream });
+          uid.set(request, identity.uid);
+          extendContext(actingAs(identity));
           return;
         }
         break;

@@ -7,33 +7,27 @@
  * client's line, so one download is one line.
  */
 import type { Plugin } from 'graphql-yoga';
-import { executedOf } from '../gateway/executed';
+import type { ExecutedOperation } from '../gateway/executed';
 import { pathnameOf } from '../http/url-path';
+import type { RequestSlot } from '../request/slot';
 import type { LogEvents } from './log-events';
-
-const started = new WeakMap<Request, number>();
-const uids = new WeakMap<Request, string>();
-/** An internal request's operation names, for the line of the client's request it serves. */
-const operations = new WeakMap<Request, string>();
-/** Internal request -> the client's request it serves. */
-const onBehalfOf = new WeakMap<Request, Request>();
-
-/** The upstream user a request acted as, once known (an identity, a front sign-in's answer). */
-export function noteRequestUid(request: Request, uid: string): void {
-  uids.set(request, uid);
-}
-
-/** `inner` is sent through the pipeline to serve `outer`: logged as part of `outer`, not on its own. */
-export function noteInternalRequest(inner: Request, outer: Request): void {
-  onBehalfOf.set(inner, outer);
-}
 
 export interface AccessLogOptions {
   readonly log: LogEvents;
   readonly clock: () => number;
+  /** When each request reached this plugin. */
+  readonly startedAt: RequestSlot<number>;
+  /** The upstream user a request acted as, once known (an identity, a front sign-in's answer). */
+  readonly uid: RequestSlot<string>;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** Internal request -> the client's request it serves (a PDF download's read). */
+  readonly onBehalfOf: RequestSlot<Request>;
+  /** The root fields of the internal requests a client's request was served by, for its line. */
+  readonly servedNames: RequestSlot<string>;
 }
 
-export function useAccessLog({ log, clock }: AccessLogOptions): Plugin {
+export function useAccessLog({ log, clock, startedAt: started, uid: uids, operations, onBehalfOf, servedNames }: AccessLogOptions): Plugin {
   return {
     onRequest({ request }) {
       if (!onBehalfOf.has(request)) started.set(request, clock());
@@ -41,15 +35,15 @@ export function useAccessLog({ log, clock }: AccessLogOptions): Plugin {
     onResponse({ request, response }) {
       const outer = onBehalfOf.get(request);
       if (outer) {
-        const names = executedOf(request)?.names;
-        if (names) operations.set(outer, names);
+        const names = operations.get(request)?.names;
+        if (names) servedNames.set(outer, names);
         const uid = uids.get(request);
         if (uid) uids.set(outer, uid);
         return;
       }
       const startedAt = started.get(request);
       if (startedAt === undefined) return;
-      const operation = executedOf(request)?.names ?? operations.get(request);
+      const operation = operations.get(request)?.names ?? servedNames.get(request);
       const uid = uids.get(request);
       log.requestCompleted({
         method: request.method,

@@ -15,13 +15,14 @@
 import { OperationTypeNode, valueFromASTUntyped, type FieldNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { environmentFromEnum } from '../environment';
-import { executedOf } from '../gateway/executed';
 import type { RequestIdentity } from '../identity/identity';
 import type { IdentityContext } from '../identity/use-identity';
-import { clientAddressOf } from '../protection/client-address';
-import { sessionCookieOf } from '../session/cookie';
 import { sessionAuditId, sessionKey } from '../session/sessions';
 import type { AuditFields, LogEvents } from './log-events';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
+import type { ClientAddresses } from '../protection/client-address';
+import type { SessionCookies } from '../session/cookie';
 
 /** An audit line before its status, path and client address, which the answer gives. */
 export type AuditEntry = Omit<AuditFields, 'status' | 'path' | 'clientAddress'>;
@@ -31,9 +32,15 @@ export interface AuditLogOptions {
   /** Which session cookie name to read (COOKIE_SECURE). */
   readonly cookieSecure: boolean;
   /** Whether a cookie can name the caller: not where callers bring their own credential. Default true. */
-  readonly sessionCookies?: boolean;
+  readonly readsCookies?: boolean;
   /** The line of an answer given without a GraphQL result that should be audited, if any. */
   readonly answered?: (request: Request, response: Response, url: URL) => AuditEntry | undefined;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** Each request's client address (useClientAddress). */
+  readonly addresses: ClientAddresses;
+  /** The session id each request's cookie carries. */
+  readonly sessionCookies: SessionCookies;
 }
 
 /** Codes that mean "not allowed": audited whatever the operation. */
@@ -98,7 +105,7 @@ function codesOf(result: unknown): string[] {
   });
 }
 
-export function useAuditLog({ log, cookieSecure, sessionCookies = true, answered }: AuditLogOptions): Plugin<IdentityContext> {
+export function useAuditLog({ log, cookieSecure, readsCookies = true, answered, operations, addresses, sessionCookies }: AuditLogOptions): Plugin<IdentityContext> {
   const variablesOf = new WeakMap<Request, Record<string, unknown>>();
   const contexts = new WeakMap<Request, IdentityContext>();
   /** The identity as execution began (logout removes it from the context). */
@@ -125,7 +132,7 @@ export function useAuditLog({ log, cookieSecure, sessionCookies = true, answered
       const codes = codesOf(result);
       const refusal = REFUSALS.find((code) => codes.includes(code));
       const context = contexts.get(request);
-      const executed = executedOf(request);
+      const executed = operations.get(request);
       const mutation = executed?.operation.operation === OperationTypeNode.MUTATION;
       if (!context || (!mutation && !refusal)) return;
       const variables = variablesOf.get(request) ?? {};
@@ -135,7 +142,7 @@ export function useAuditLog({ log, cookieSecure, sessionCookies = true, answered
       const action = login ? 'login' : names.includes('logout') ? 'logout' : mutation ? 'mutation' : 'refused';
       // A login acts as the session it created; a failed one names the account it tried.
       const identity = context.identity ?? before.get(request);
-      const cookieId = sessionCookies ? sessionCookieOf(request, cookieSecure) : undefined;
+      const cookieId = readsCookies ? sessionCookies.of(request, cookieSecure) : undefined;
       const actor = login && (!context.identity || codes.length)
         ? { actor: 'anonymous', ...loginAttempt(login, variables) }
         : !identity && cookieId !== undefined
@@ -154,7 +161,7 @@ export function useAuditLog({ log, cookieSecure, sessionCookies = true, answered
       const url = new URL(request.url);
       const entry = pending.get(request) ?? answered?.(request, response, url) ?? refusedAnswer(response.status);
       if (!entry) return;
-      const address = clientAddressOf(request);
+      const address = addresses.of(request);
       log.audit({ ...entry, status: response.status, path: url.pathname, clientAddress: address });
     },
   };

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
+import { RequestSlot } from '../request/slot';
 
 export function clientAddress(request: Request, serverContext: unknown, trustProxy: number): string {
   const socket = (serverContext as { req?: IncomingMessage } | undefined)?.req?.socket.remoteAddress ?? 'unknown';
@@ -51,15 +52,16 @@ export function addressGroup(address: string): string {
   return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
 }
 
-const addresses = new WeakMap<Request, string>();
-
-/** The request's client address, as useClientAddress found it ('unknown' before). */
-export function clientAddressOf(request: Request): string {
-  return addresses.get(request) ?? 'unknown';
+/** Each request's client address, as useClientAddress found it. */
+export class ClientAddresses extends RequestSlot<string> {
+  /** The request's client address ('unknown' before useClientAddress). */
+  of(request: Request): string {
+    return this.get(request) ?? 'unknown';
+  }
 }
 
 /** Finds each request's client address once, first of all plugins (the socket is only known here). */
-export function useClientAddress({ trustProxy }: { readonly trustProxy: number }): Plugin {
+export function useClientAddress({ trustProxy, addresses }: { readonly trustProxy: number; readonly addresses: ClientAddresses }): Plugin {
   return {
     onRequest({ request, serverContext }) {
       addresses.set(request, clientAddress(request, serverContext, trustProxy));

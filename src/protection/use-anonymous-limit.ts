@@ -18,12 +18,13 @@
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimit } from '../config';
-import { executedOf } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
-import { addressGroup, clientAddressOf } from './client-address';
+import { addressGroup, type ClientAddresses } from './client-address';
 import { overLimit, type RateLimitStore } from './rate-limiter';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 const LOGIN_ONLY = new Set(['login', '__typename']);
 
@@ -36,14 +37,18 @@ export interface AnonymousLimitOptions {
   readonly counters: RateLimitStore;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** Each request's client address (useClientAddress). */
+  readonly addresses: ClientAddresses;
 }
 
-export function useAnonymousLimit({ limit, counters, log, metrics }: AnonymousLimitOptions): Plugin<IdentityContext> {
+export function useAnonymousLimit({ limit, counters, log, metrics, operations, addresses }: AnonymousLimitOptions): Plugin<IdentityContext> {
   return {
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue;
       // Found once (gateway/executed.ts); without a selectable operation graphql-js refuses the document.
-      const executed = executedOf(context.request);
+      const executed = operations.get(context.request);
       if (!executed || context.identity) return;
       const names = executed.fields.map((field) => field.name.value);
       if (names.length === 0 || (names.includes('login') && names.every((name) => LOGIN_ONLY.has(name)))) return;
@@ -52,7 +57,7 @@ export function useAnonymousLimit({ limit, counters, log, metrics }: AnonymousLi
         setResultAndStopExecution({ errors: [overLimit({ log, metrics }, 'anonymous', { allowed: false, retryAfterMs: Math.max(1_000, limit.windowMs) })] });
         return;
       }
-      const decision = await counters.hit(anonymousCounterKey(clientAddressOf(context.request)), limit.max, limit.windowMs, names.length);
+      const decision = await counters.hit(anonymousCounterKey(addresses.of(context.request)), limit.max, limit.windowMs, names.length);
       if (!decision.allowed) setResultAndStopExecution({ errors: [overLimit({ log, metrics }, 'anonymous', decision)] });
     },
   };

@@ -10,11 +10,12 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimit } from '../config';
-import { executedOf } from '../gateway/executed';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import { overLimit, type RateLimitStore } from './rate-limiter';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
 
 export interface RateLimitsOptions {
   readonly limit: RateLimit;
@@ -22,13 +23,15 @@ export interface RateLimitsOptions {
   readonly counters: RateLimitStore;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
 }
 
-export function useRateLimits({ limit, counters, log, metrics }: RateLimitsOptions): Plugin<IdentityContext> {
+export function useRateLimits({ limit, counters, log, metrics, operations }: RateLimitsOptions): Plugin<IdentityContext> {
   return {
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue;
-      const executed = executedOf(context.request);
+      const executed = operations.get(context.request);
       // The identity's counter (never a session id, token or uid in clear); none for a service
       // account, which has a limit of its own.
       const key = context.identity?.rateLimitKey;

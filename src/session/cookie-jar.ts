@@ -4,16 +4,18 @@
  * answer depends on the caller's session: none may be stored by a shared cache.
  */
 import type { Plugin } from 'graphql-yoga';
+import { RequestSlot } from '../request/slot';
 
-const jars = new WeakMap<Request, string[]>();
-
-export function queueSetCookie(request: Request, value: string): void {
-  const jar = jars.get(request);
-  if (jar) jar.push(value);
-  else jars.set(request, [value]);
+/** Each request's Set-Cookie values, in the order they were decided. */
+export class SetCookies extends RequestSlot<string[]> {
+  queue(request: Request, value: string): void {
+    const jar = this.get(request);
+    if (jar) jar.push(value);
+    else this.set(request, [value]);
+  }
 }
 
-export function useSessionCookies(): Plugin {
+export function useSessionCookies({ setCookies: jars }: { readonly setCookies: SetCookies }): Plugin {
   return {
     onRequest({ request }) {
       jars.set(request, []);

@@ -6,6 +6,7 @@
  * timeouts are the server's (src/session/sessions.ts), which a cookie's lifetime could not enforce.
  */
 import { parse, serialize } from 'cookie';
+import { RequestSlot } from '../request/slot';
 
 export interface SessionCookieOptions {
   readonly secure: boolean;
@@ -24,17 +25,14 @@ export function readSessionCookie(header: string | null, secure: boolean): strin
   }
 }
 
-const requestCookies = new WeakMap<Request, string | undefined>();
-
 /**
- * The session id a request's cookie carries, parsed once per request: the CSRF check, the session
- * strategy and the audit trail all ask.
+ * The session id each request's cookie carries, parsed once per request: the CSRF check, the
+ * session strategy and the audit trail all ask.
  */
-export function sessionCookieOf(request: Request, secure: boolean): string | undefined {
-  if (requestCookies.has(request)) return requestCookies.get(request);
-  const id = readSessionCookie(request.headers.get('cookie'), secure);
-  requestCookies.set(request, id);
-  return id;
+export class SessionCookies extends RequestSlot<string | undefined> {
+  of(request: Request, secure: boolean): string | undefined {
+    return this.ensure(request, () => readSessionCookie(request.headers.get('cookie'), secure));
+  }
 }
 
 export function setSessionCookie(id: string, options: SessionCookieOptions): string {

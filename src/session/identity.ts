@@ -13,8 +13,8 @@ import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
 import type { UpstreamTarget } from '../upstream/target';
 import type { Environment } from '../environment';
-import { clearSessionCookie, sessionCookieOf } from './cookie';
-import { queueSetCookie } from './cookie-jar';
+import { clearSessionCookie, type SessionCookies } from './cookie';
+import type { SetCookies } from './cookie-jar';
 import { sessionAuditId, type ActiveSession, type Sessions } from './sessions';
 
 export interface BrowserSessionDependencies {
@@ -24,6 +24,10 @@ export interface BrowserSessionDependencies {
   readonly metrics: GatewayMetrics;
   readonly cookieSecure: boolean;
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
+  /** Each request's Set-Cookie values (useSessionCookies adds them to the answer). */
+  readonly setCookies: SetCookies;
+  /** The session id each request's cookie carries. */
+  readonly sessionCookies: SessionCookies;
 }
 
 const digest = (text: string) => hash('sha256', text, 'base64url');
@@ -76,7 +80,7 @@ export class BrowserSessionIdentity implements RequestIdentity {
   }
 
   async refused(response: Response): Promise<void> {
-    const { sessions, health, log, metrics, cookieSecure } = this.dependencies;
+    const { sessions, health, log, metrics, cookieSecure, setCookies } = this.dependencies;
     await response.body?.cancel().catch(() => undefined);
     // The upstream no longer accepts this credential: the session is over, unless a racing
     // answer stored a newer credential meanwhile (then only this request fails).
@@ -85,7 +89,7 @@ export class BrowserSessionIdentity implements RequestIdentity {
       return true;
     });
     if (ended) {
-      queueSetCookie(this.request, clearSessionCookie(cookieSecure));
+      setCookies.queue(this.request, clearSessionCookie(cookieSecure));
       log.sessionRejected({ reason: 'upstream-refused' });
       metrics.session('rejected');
     }
@@ -105,16 +109,16 @@ export function sessionOf(identity: RequestIdentity | undefined): ActiveSession 
  * store fails closed with SESSION_STORE_UNAVAILABLE.
  */
 export function browserSessionStrategy(dependencies: BrowserSessionDependencies): IdentityStrategy {
-  const { sessions, health, log, metrics, cookieSecure } = dependencies;
+  const { sessions, health, log, metrics, cookieSecure, setCookies, sessionCookies } = dependencies;
   return {
     // The contract keeps browsers to the frontend's own documents under TRUSTED_DOCUMENTS_ONLY,
     // whether the session is valid or not: the answer tells nothing about it.
     presented(request) {
-      return sessionCookieOf(request, cookieSecure) === undefined ? undefined : { queryTexts: false };
+      return sessionCookies.of(request, cookieSecure) === undefined ? undefined : { queryTexts: false };
     },
 
     identify(request, { activity = true } = {}) {
-      const cookieId = sessionCookieOf(request, cookieSecure);
+      const cookieId = sessionCookies.of(request, cookieSecure);
       if (cookieId === undefined) return undefined;
       return (async () => {
         let result: Awaited<ReturnType<Sessions['resolve']>>;
@@ -131,7 +135,7 @@ export function browserSessionStrategy(dependencies: BrowserSessionDependencies)
         // An id the store no longer holds is almost always a session past its idle or absolute
         // end (the store cannot tell a forged well-formed id apart): counted as expired.
         metrics.session(result.status === 'malformed' ? 'rejected' : 'expired');
-        queueSetCookie(request, clearSessionCookie(cookieSecure));
+        setCookies.queue(request, clearSessionCookie(cookieSecure));
         return ANONYMOUS;
       })();
     },

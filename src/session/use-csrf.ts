@@ -5,10 +5,11 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors';
-import { executedOf } from '../gateway/executed';
 import type { LogEvents } from '../observability/log-events';
-import { sessionCookieOf } from './cookie';
 import { checkCsrf, csrfLogFields, csrfMessage } from './csrf';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
+import type { SessionCookies } from './cookie';
 
 export interface CsrfOptions {
   readonly allowedOrigins: readonly string[];
@@ -17,15 +18,19 @@ export interface CsrfOptions {
   readonly log: LogEvents;
   /** Requests that never act with the session cookie. */
   readonly exempt: (request: Request) => boolean;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** The session id each request's cookie carries. */
+  readonly sessionCookies: SessionCookies;
 }
 
-export function useCsrf({ allowedOrigins, trustProxy, cookieSecure, log, exempt }: CsrfOptions): Plugin<{ readonly request: Request }> {
+export function useCsrf({ allowedOrigins, trustProxy, cookieSecure, log, exempt, operations, sessionCookies }: CsrfOptions): Plugin<{ readonly request: Request }> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const request = args.contextValue.request;
-      const executed = executedOf(request);
+      const executed = operations.get(request);
       if (!executed || exempt(request)) return;
-      const cookie = sessionCookieOf(request, cookieSecure);
+      const cookie = sessionCookies.of(request, cookieSecure);
       if (cookie === undefined && !executed.fields.some((field) => field.name.value === 'login')) return;
       const verdict = checkCsrf(request, { allowedOrigins, trustProxy });
       if (verdict.ok) return;

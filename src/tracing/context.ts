@@ -3,7 +3,8 @@
  * SERVER span (server-span.ts) through Yoga, Mesh and the upstream calls: the upstream client
  * parents its CLIENT spans on them and the logger's mixin reads their ids. Our own storage rather
  * than OpenTelemetry's global context manager: a gateway's tracer provider is its own (several
- * gateways, with and without tracing, run in one test process) and nothing is registered globally.
+ * gateways, with and without tracing, run in one test process) and nothing is registered globally;
+ * for the same reason, one storage per gateway.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Span } from '@opentelemetry/api';
@@ -16,26 +17,31 @@ export interface RequestTrace {
   errorCode?: string | undefined;
 }
 
-const storage = new AsyncLocalStorage<RequestTrace>();
-
-export function runInTrace<T>(trace: RequestTrace, work: () => T): T {
-  return storage.run(trace, work);
+export interface TraceContexts {
+  run<T>(trace: RequestTrace, work: () => T): T;
+  current(): RequestTrace | undefined;
+  /** The innermost span of the current request: its operation's while it runs, else the SERVER span. */
+  currentSpan(): Span | undefined;
+  /** `trace_id` and `span_id` (lowercase hex) for a log line of a traced request; a fresh object (pino merges into it). */
+  currentTraceIds(): { readonly trace_id?: string; readonly span_id?: string };
 }
 
-export function currentTrace(): RequestTrace | undefined {
-  return storage.getStore();
-}
-
-/** The innermost span of the current request: its operation's while it runs, else the SERVER span. */
-export function currentSpan(): Span | undefined {
-  const trace = storage.getStore();
-  return trace ? (trace.operation ?? trace.server) : undefined;
-}
-
-/** `trace_id` and `span_id` (lowercase hex) for a log line of a traced request; a fresh object (pino merges into it). */
-export function currentTraceIds(): { readonly trace_id?: string; readonly span_id?: string } {
-  const span = currentSpan();
-  if (!span) return {};
-  const { traceId, spanId } = span.spanContext();
-  return { trace_id: traceId, span_id: spanId };
+/** One storage per gateway (created by startGateway, handed to its tracing and its logger). */
+export function createTraceContexts(): TraceContexts {
+  const storage = new AsyncLocalStorage<RequestTrace>();
+  const currentSpan = (): Span | undefined => {
+    const trace = storage.getStore();
+    return trace ? (trace.operation ?? trace.server) : undefined;
+  };
+  return {
+    run: (trace, work) => storage.run(trace, work),
+    current: () => storage.getStore(),
+    currentSpan,
+    currentTraceIds: () => {
+      const span = currentSpan();
+      if (!span) return {};
+      const { traceId, spanId } = span.spanContext();
+      return { trace_id: traceId, span_id: spanId };
+    },
+  };
 }

@@ -10,9 +10,12 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TracingConfig } from '../config/tracing';
+import type { TraceContexts } from './context';
 
 export interface Tracing {
   readonly tracer: Tracer;
+  /** The spans of the request the current work belongs to (this gateway's own storage). */
+  readonly contexts: TraceContexts;
   /** The incoming W3C trace context (`traceparent`, `tracestate`) as the parent of a SERVER span. */
   extract(headers: Readonly<Record<string, string | string[] | undefined>>): Context;
   /** Writes `traceparent` (and `tracestate`) for this context into outgoing headers. */
@@ -49,7 +52,7 @@ const getter: TextMapGetter<Readonly<Record<string, string | string[] | undefine
 };
 const setter: TextMapSetter<Headers> = { set: (carrier, key, value) => carrier.set(key, value) };
 
-export async function createTracing(config: TracingConfig): Promise<Tracing> {
+export async function createTracing(config: TracingConfig, contexts: TraceContexts): Promise<Tracing> {
   const provider = new BasicTracerProvider({
     // Only the service and the SDK's own attributes: no host, process or environment detectors
     // (a command line or an environment variable may carry a secret).
@@ -61,6 +64,7 @@ export async function createTracing(config: TracingConfig): Promise<Tracing> {
   let stopped: Promise<void> | undefined;
   return {
     tracer: provider.getTracer('statement-gateway'),
+    contexts,
     extract: (headers) => propagator.extract(ROOT_CONTEXT, headers, getter),
     inject: (context, headers) => propagator.inject(context, headers, setter),
     shutdown: () =>

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { runInTrace, type RequestTrace } from './context';
+import type { RequestTrace } from './context';
 import type { Tracing } from './provider';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);
@@ -48,7 +48,7 @@ export function traceRequests(tracing: Tracing, next: (req: IncomingMessage, res
       state.operation?.end();
       server.end();
     });
-    runInTrace(state, () => next(req, res));
+    tracing.contexts.run(state, () => next(req, res));
   };
 }
 

@@ -8,7 +8,6 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { findGatewayError } from '../errors';
 import type { UpstreamFetch } from '../upstream/fetch';
-import { currentSpan } from './context';
 import type { Tracing } from './provider';
 import { methodOf } from './server-span';
 
@@ -23,7 +22,7 @@ function hostOf(url: string): { address: string; port?: number } {
 
 export function tracedUpstreamFetch(tracing: Tracing, upstreamFetch: UpstreamFetch): UpstreamFetch {
   return async (url, init, call) => {
-    const parentSpan = currentSpan();
+    const parentSpan = tracing.contexts.currentSpan();
     const parent = parentSpan ? trace.setSpan(ROOT_CONTEXT, parentSpan) : ROOT_CONTEXT;
     const method = methodOf(init.method);
     const { address, port } = hostOf(url);

@@ -8,8 +8,7 @@
 import { SpanStatusCode, trace, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { executedOperation } from '../gateway/executed';
-import { currentTrace } from './context';
+import type { DocumentFacts } from '../gateway/executed';
 import type { Tracing } from './provider';
 
 const MAX_NAME = 128;
@@ -22,13 +21,13 @@ function firstCode(result: unknown): string | undefined {
   return typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR';
 }
 
-export function useOperationSpans({ tracing }: { readonly tracing: Tracing }): { readonly start: Plugin; readonly finish: Plugin } {
+export function useOperationSpans({ tracing, documents }: { readonly tracing: Tracing; readonly documents: DocumentFacts }): { readonly start: Plugin; readonly finish: Plugin } {
   return {
     start: {
       onExecute({ args }) {
-        const state = currentTrace();
+        const state = tracing.contexts.current();
         if (!state || state.operation) return;
-        const executed = executedOperation(args.document as DocumentNode, args.operationName as string | null | undefined);
+        const executed = documents.executedOperation(args.document as DocumentNode, args.operationName as string | null | undefined);
         const type = executed?.operation.operation ?? 'query';
         const name = executed?.operation.name?.value.slice(0, MAX_NAME);
         state.operation = tracing.tracer.startSpan(
@@ -40,7 +39,7 @@ export function useOperationSpans({ tracing }: { readonly tracing: Tracing }): {
     },
     finish: {
       onResultProcess({ result }) {
-        const state = currentTrace();
+        const state = tracing.contexts.current();
         if (!state) return;
         const code = Array.isArray(result) || Symbol.asyncIterator in result ? undefined : firstCode(result);
         state.errorCode ??= code;

@@ -9,7 +9,7 @@
 import { GatewayError } from '../errors';
 import type { RequestIdentity } from '../identity/identity';
 import type { UpstreamFetch } from './fetch';
-import { noteUpstreamAnswered, noteUpstreamFailure, noteUpstreamSent } from './outcome';
+import type { UpstreamOutcomes } from './outcome';
 import { isCircuitRefusal } from './resilience';
 import type { UpstreamTarget } from './target';
 
@@ -21,14 +21,16 @@ export interface BrokeredCall {
   readonly operation: string;
   /** `safe` when the caller knows the operation is a query or a sign-in: see UpstreamCall. */
   readonly retry?: 'safe';
+  /** Where the request's upstream outcome is recorded. */
+  readonly outcomes: UpstreamOutcomes;
 }
 
 /**
  * `headers` are the call's own (lower-case names); the credential's are added to a copy. The
- * request's upstream outcome (upstream/outcome.ts) records an answer or the failure raised.
+ * request's upstream outcome (`call.outcomes`) records an answer or the failure raised.
  */
 export async function brokeredFetch(upstreamFetch: UpstreamFetch, url: string, init: RequestInit & { readonly headers: Readonly<Record<string, string>> }, call: BrokeredCall): Promise<Response> {
-  const { request, identity } = call;
+  const { request, identity, outcomes } = call;
   const once = async (): Promise<Response> => {
     const headers: Record<string, string> = { ...init.headers };
     if (identity) {
@@ -39,7 +41,7 @@ export async function brokeredFetch(upstreamFetch: UpstreamFetch, url: string, i
       headers['token-type'] = 'Bearer';
     }
     const answer = await upstreamFetch(url, { ...init, headers }, { environment: call.upstream.environment, operation: call.operation, ...(call.retry ? { retry: call.retry } : {}) });
-    noteUpstreamAnswered(request);
+    outcomes.noteAnswered(request);
     return answer;
   };
   try {
@@ -53,8 +55,8 @@ export async function brokeredFetch(upstreamFetch: UpstreamFetch, url: string, i
     await identity.answered(response);
     return response;
   } catch (error) {
-    if (error instanceof GatewayError) noteUpstreamFailure(request, error);
-    if (!isCircuitRefusal(error)) noteUpstreamSent(request);
+    if (error instanceof GatewayError) outcomes.noteFailure(request, error);
+    if (!isCircuitRefusal(error)) outcomes.noteSent(request);
     throw error;
   }
 }

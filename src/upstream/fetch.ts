@@ -114,13 +114,19 @@ function requestBody(body: RequestInit['body']): string | Uint8Array | undefined
   throw new TypeError('Unsupported upstream request body');
 }
 
-/** The bytes of each answer's body, read whole: `bodyText` reads them without the Response's stream. */
-const bodies = new WeakMap<Response, ArrayBuffer>();
+/** An answer whose body was read whole: `bodyText` reads its bytes without the Response's stream. */
+class ReadResponse extends Response {
+  constructor(
+    readonly wholeBody: ArrayBuffer,
+    init: ResponseInit,
+  ) {
+    super(wholeBody, init);
+  }
+}
 
 /** An upstream answer's body as text (as `response.text()`, without a stream for bytes already read). */
 export function bodyText(response: Response): Promise<string> {
-  const bytes = bodies.get(response);
-  return bytes === undefined ? response.text() : Promise.resolve(Buffer.from(bytes).toString('utf8'));
+  return response instanceof ReadResponse ? Promise.resolve(Buffer.from(response.wholeBody).toString('utf8')) : response.text();
 }
 
 type AnswerBody = Awaited<ReturnType<typeof request>>['body'];
@@ -170,9 +176,7 @@ async function undiciFetch(url: string, init: RequestInit, maxBytes: number): Pr
   if (answer.statusCode < 200 || answer.statusCode > 599) throw new Error(`unexpected upstream status ${answer.statusCode}`);
   if (NULL_BODY_STATUSES.has(answer.statusCode)) return new Response(null, { status: answer.statusCode, headers });
   const answerBody = await decoded(bytes, headers, maxBytes);
-  const response = new Response(answerBody, { status: answer.statusCode, headers });
-  bodies.set(response, answerBody);
-  return response;
+  return new ReadResponse(answerBody, { status: answer.statusCode, headers });
 }
 
 /** One attempt's end: an answer, or a failure the circuit counts (`upstream`) or not (`caller`, `answered`). */

@@ -14,6 +14,7 @@ import { credentialFromHeaders } from '../credentials/types';
 import type { UpstreamAuth, UpstreamSignIn } from '../credentials/upstream-auth';
 import { brokeredFetch } from './brokered-fetch';
 import type { UpstreamCall, UpstreamFetch } from './fetch';
+import type { UpstreamOutcomes } from './outcome';
 import type { UpstreamTarget } from './target';
 
 type ResponseHeaders = Record<string, string | string[] | undefined>;
@@ -74,14 +75,14 @@ function authSdkOf(mesh: MeshParts): AuthSdk {
 }
 
 /** One SDK call's context: where the source's endpoint points, and the fetch its call goes out with. */
-function callContext(upstreamFetch: UpstreamFetch, target: UpstreamTarget, call: Omit<UpstreamCall, 'environment'>, request: Request | undefined) {
+function callContext(upstreamFetch: UpstreamFetch, outcomes: UpstreamOutcomes, target: UpstreamTarget, call: Omit<UpstreamCall, 'environment'>, request: Request | undefined) {
   const made: { failure?: Error } = {};
   const fetch: MeshFetch = async (url, init = {}) => {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(init.headers ?? {})) headers[name.toLowerCase()] = value;
     try {
       return request
-        ? await brokeredFetch(upstreamFetch, url, { ...init, headers }, { request, identity: undefined, upstream: target, ...call })
+        ? await brokeredFetch(upstreamFetch, url, { ...init, headers }, { request, identity: undefined, upstream: target, outcomes, ...call })
         : await upstreamFetch(url, { ...init, headers }, { environment: target.environment, ...call });
     } catch (error) {
       // Mesh turns it into an answer that says little; the caller gets the client's own error.
@@ -92,12 +93,12 @@ function callContext(upstreamFetch: UpstreamFetch, target: UpstreamTarget, call:
   return { context: { upstream: target, fetch }, made };
 }
 
-export function meshUpstreamAuth(mesh: MeshParts, upstreamFetch: UpstreamFetch): UpstreamAuth {
+export function meshUpstreamAuth(mesh: MeshParts, upstreamFetch: UpstreamFetch, outcomes: UpstreamOutcomes): UpstreamAuth {
   const sdk = authSdkOf(mesh).SignIn.Mutation;
   return {
     async signIn(target, email, password, request) {
       // A sign-in only hands out a credential: safe to repeat.
-      const { context, made } = callContext(upstreamFetch, target, { operation: 'signIn', retry: 'safe' }, request);
+      const { context, made } = callContext(upstreamFetch, outcomes, target, { operation: 'signIn', retry: 'safe' }, request);
       const answer = await sdk.signIn({ root: {}, args: { input: { email, password } }, context, selectionSet: SIGN_IN_SELECTION }).catch((error: unknown) => error);
       if (made.failure !== undefined) throw made.failure;
       if (answer instanceof Error || typeof answer !== 'object' || answer === null) return UPSTREAM_ERROR;
@@ -111,7 +112,7 @@ export function meshUpstreamAuth(mesh: MeshParts, upstreamFetch: UpstreamFetch):
 
     async signOut(target, credential) {
       // Made once: a sign-out is not a read.
-      const { context } = callContext(upstreamFetch, target, { operation: 'signOut' }, undefined);
+      const { context } = callContext(upstreamFetch, outcomes, target, { operation: 'signOut' }, undefined);
       const args = { accessToken: credential.accessToken, client: credential.client, uid: credential.uid };
       const answer = await sdk.signOut({ root: {}, args, context, selectionSet: SIGN_OUT_SELECTION }).catch((error: unknown) => error);
       const typename = typeof answer === 'object' && answer !== null && !(answer instanceof Error) ? (answer as Answer).__typename : undefined;

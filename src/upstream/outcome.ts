@@ -4,6 +4,7 @@
  * delegation may lose the broker's error on its way to the result.
  */
 import type { GatewayError } from '../errors';
+import { RequestSlot } from '../request/slot';
 
 export interface UpstreamOutcome {
   /** At least one upstream call got an HTTP answer. */
@@ -17,31 +18,30 @@ export interface UpstreamOutcome {
   readonly failure: GatewayError | undefined;
 }
 
-const outcomes = new WeakMap<Request, { answered: boolean; sent: boolean; failure: GatewayError | undefined }>();
+/** Each request's upstream outcome, as its upstream calls went. */
+export class UpstreamOutcomes extends RequestSlot<{ answered: boolean; sent: boolean; failure: GatewayError | undefined }> {
+  of(request: Request): UpstreamOutcome {
+    return this.get(request) ?? { answered: false, sent: false, failure: undefined };
+  }
 
-const entryOf = (request: Request) => {
-  let entry = outcomes.get(request);
-  if (!entry) outcomes.set(request, (entry = { answered: false, sent: false, failure: undefined }));
-  return entry;
-};
+  noteAnswered(request: Request): void {
+    const entry = this.#entryOf(request);
+    entry.answered = true;
+    entry.sent = true;
+  }
 
-export function upstreamOutcome(request: Request): UpstreamOutcome {
-  return outcomes.get(request) ?? { answered: false, sent: false, failure: undefined };
-}
+  /** A call was made that did not get an answer (refused, reset, timed out, 5xx). */
+  noteSent(request: Request): void {
+    this.#entryOf(request).sent = true;
+  }
 
-export function noteUpstreamAnswered(request: Request): void {
-  const entry = entryOf(request);
-  entry.answered = true;
-  entry.sent = true;
-}
+  /** Records the failure and returns it, for `throw outcomes.noteFailure(request, error)`. */
+  noteFailure<E extends GatewayError>(request: Request, error: E): E {
+    this.#entryOf(request).failure = error;
+    return error;
+  }
 
-/** A call was made that did not get an answer (refused, reset, timed out, 5xx). */
-export function noteUpstreamSent(request: Request): void {
-  entryOf(request).sent = true;
-}
-
-/** Records the failure and returns it, for `throw noteUpstreamFailure(request, error)`. */
-export function noteUpstreamFailure<E extends GatewayError>(request: Request, error: E): E {
-  entryOf(request).failure = error;
-  return error;
+  #entryOf(request: Request) {
+    return this.ensure(request, () => ({ answered: false, sent: false, failure: undefined }));
+  }
 }

@@ -6,7 +6,7 @@
  * `retryDelay` after a failed attempt; this file decides, fetch.ts makes the calls.
  */
 import type { Environment } from '../environment';
-import { gatewayError, type GatewayError } from '../errors';
+import { GatewayError } from '../errors';
 import type { GatewayMetrics } from '../observability/metrics';
 import { Circuit, CIRCUIT_STATE, type CircuitAdmission } from './circuit';
 import { RetryBudget } from './retry-budget';
@@ -89,14 +89,12 @@ export function createResilience(options: ResilienceOptions): UpstreamResilience
 }
 
 /** Errors of an open circuit: no call was made (an idempotent mutation keeps nothing for them). */
-const refusals = new WeakSet<object>();
+class CircuitRefusal extends GatewayError {}
 
 export function isCircuitRefusal(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && refusals.has(error);
+  return error instanceof CircuitRefusal;
 }
 
 function circuitOpen(retryAfterSeconds: number): GatewayError {
-  const error = gatewayError('UPSTREAM_UNAVAILABLE', undefined, { headers: { 'retry-after': String(retryAfterSeconds) } });
-  refusals.add(error);
-  return error;
+  return new CircuitRefusal('UPSTREAM_UNAVAILABLE', undefined, { headers: { 'retry-after': String(retryAfterSeconds) } });
 }

@@ -5,13 +5,19 @@
  */
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
 import { OperationTypeNode } from 'graphql';
-import { executedOf } from '../gateway/executed';
 import { isIdentityContext, type IdentityContext } from '../identity/use-identity';
 import { brokeredFetch } from './brokered-fetch';
 import type { UpstreamFetch } from './fetch';
+import type { ExecutedOperation } from '../gateway/executed';
+import type { RequestSlot } from '../request/slot';
+import type { UpstreamOutcomes } from './outcome';
 
 export interface CredentialBrokerOptions {
   readonly upstreamFetch: UpstreamFetch;
+  /** The executed operation of each request (gateway/executed.ts). */
+  readonly operations: RequestSlot<ExecutedOperation>;
+  /** Each request's upstream outcome (upstream/outcome.ts). */
+  readonly outcomes: UpstreamOutcomes;
 }
 
 /** Only these request headers of Mesh's own leave for the upstream. */
@@ -21,11 +27,11 @@ const FORWARDED_HEADERS = new Set(['accept', 'content-type']);
  * A call of an executed query: safe to repeat. Any call of a mutation, and any call whose
  * operation is not known, is made once. (Sign-in and sign-out bring their own fetch: mesh-auth.ts.)
  */
-function safeToRepeat(request: Request): boolean {
-  return executedOf(request)?.operation.operation === OperationTypeNode.QUERY;
+function safeToRepeat(operations: RequestSlot<ExecutedOperation>, request: Request): boolean {
+  return operations.get(request)?.operation.operation === OperationTypeNode.QUERY;
 }
 
-export function useCredentialBroker({ upstreamFetch }: CredentialBrokerOptions): MeshPlugin<IdentityContext> {
+export function useCredentialBroker({ upstreamFetch, operations, outcomes }: CredentialBrokerOptions): MeshPlugin<IdentityContext> {
   return {
     onFetch({ context, info, setFetchFn }) {
       if (!isIdentityContext(context)) return;
@@ -39,8 +45,8 @@ export function useCredentialBroker({ upstreamFetch }: CredentialBrokerOptions):
         }
         // The identity is read when the call is made: a `login` earlier in the document sets it.
         return brokeredFetch(upstreamFetch, url, { ...init, headers }, {
-          request: context.request, identity: context.identity, upstream: context.upstream, operation,
-          ...(safeToRepeat(context.request) ? { retry: 'safe' as const } : {}),
+          request: context.request, identity: context.identity, upstream: context.upstream, operation, outcomes,
+          ...(safeToRepeat(operations, context.request) ? { retry: 'safe' as const } : {}),
         });
       };
       setFetchFn(brokered);

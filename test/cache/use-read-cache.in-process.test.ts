@@ -89,12 +89,13 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
         Mutation: { deleteStatements: write('deleteStatements'), login: write('login') },
       },
     });
+    const state = sessions.state;
     const server = yogaWith([
-      useExecutedOperation(),
-      useIdentity({ strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
-      useCacheInvalidation({ store: recorded.store }),
-      useReadCache({ store: recorded.store, ttlMs: TTL, metrics, clock: () => now }),
-      useErrorMapping({ log, metrics }),
+      useExecutedOperation(state),
+      useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
+      useCacheInvalidation({ ...state, store: recorded.store }),
+      useReadCache({ ...state, store: recorded.store, ttlMs: TTL, metrics, clock: () => now }),
+      useErrorMapping({ ...state, log, metrics }),
     ], { schema });
     /** A new upstream user's session (unique per run: RedisClient keeps entries between runs). */
     const user = async (options: { environment?: 'sandbox' | 'production'; uid?: string; expiresInMs?: number } = {}) => {

@@ -18,6 +18,7 @@ import { QUERY_LIMITS, useQueryLimits } from '../../src/protection/use-query-lim
 import { capturedLog } from '../support/captured-log';
 import { clientPresetManifest, documentId } from '../support/trusted-documents';
 import { yogaWith, type GraphqlAnswer } from '../support/yoga';
+import { requestState } from '../support/request-state';
 
 const HELLO = 'query Hello { hello }';
 const TWO_OPERATIONS = 'query Hello { hello } query Tree { tree { name } }';
@@ -48,12 +49,13 @@ function parseCounter(): { readonly plugin: Plugin; readonly parsed: string[] } 
 
 function gatewayLike(options: Partial<TrustedDocumentsOptions> = {}) {
   const counter = parseCounter();
+  const state = requestState();
   const server = yogaWith([
     useTrustedDocuments({ documents, ...options }),
     ...useQueryLimits({ introspection: true, maxQueryBytes: 1_000 }),
     // After graphql-armor's token limit, which replaces the parse function rather than wrapping it.
     counter.plugin,
-    useErrorMapping({ log: capturedLog().log, metrics: createMetrics({ processMetrics: false }) }),
+    useErrorMapping({ ...state, log: capturedLog().log, metrics: createMetrics({ processMetrics: false }) }),
   ]);
   const answer = async (response: Promise<Response>): Promise<GraphqlAnswer> => {
     const received = await response;

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UpstreamCredential } from '../../src/credentials/types';
 import { DropInIdentity, dropInStrategy } from '../../src/drop-in/identity';
-import { beginDropIn } from '../../src/drop-in/state';
+import { DropInStates } from '../../src/drop-in/state';
 import { createVerifiedCredentials } from '../../src/drop-in/verified-credentials';
 import { GatewayError } from '../../src/errors';
 import { specKeys, specUpstreams } from '../support/identities';
@@ -34,9 +34,10 @@ async function frontRequest() {
   let now = 1_900_000_000_000;
   const verified = createVerifiedCredentials(undefined, { keys: specKeys, clock: () => now });
   const request = new Request('http://gateway.test/production/v2/graphql', { method: 'POST' });
-  const state = beginDropIn(request);
+  const dropIn = new DropInStates();
+  const state = dropIn.begin(request);
   state.verified = PRESENTED;
-  const verdict = await dropInStrategy({ upstreams: specUpstreams, verified, keys: specKeys, clock: () => now }).identify(request);
+  const verdict = await dropInStrategy({ upstreams: specUpstreams, verified, keys: specKeys, clock: () => now, dropIn }).identify(request);
   if (!verdict || !('identity' in verdict) || !(verdict.identity instanceof DropInIdentity)) throw new Error('no drop-in identity');
   return { identity: verdict.identity, state, verified, advance: (ms: number) => (now += ms) };
 }

@@ -11,6 +11,7 @@ import { useErrorMapping } from '../../src/errors/use-error-mapping';
 import { createMetrics } from '../../src/observability/metrics';
 import { capturedLog } from '../support/captured-log';
 import { yogaWith } from '../support/yoga';
+import { requestState } from '../support/request-state';
 
 const schema = createSchema({
   typeDefs: 'type Query { n: Int, limited: Int }',
@@ -19,7 +20,7 @@ const schema = createSchema({
 
 function front() {
   const { log } = capturedLog();
-  return yogaWith([useErrorMapping({ log, metrics: createMetrics({ processMetrics: false }) }), useUpstreamErrorStatuses()], { schema, maskedErrors: false });
+  return yogaWith([useErrorMapping({ ...requestState(), log, metrics: createMetrics({ processMetrics: false }) }), useUpstreamErrorStatuses()], { schema, maskedErrors: false });
 }
 
 describe('useUpstreamErrorStatuses', () => {

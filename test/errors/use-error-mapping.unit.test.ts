@@ -13,6 +13,7 @@ import { createMetrics } from '../../src/observability/metrics';
 import { capturedLog } from '../support/captured-log';
 import { parseMetrics } from '../support/metrics';
 import { yogaWith } from '../support/yoga';
+import { requestState } from '../support/request-state';
 
 const SECRET_URL = 'redis://:hunter2@10.0.0.1:6379';
 
@@ -35,11 +36,11 @@ const schema = createSchema({
   },
 });
 
-function mapped(extra: Plugin[] = []) {
+function mapped(extra: Plugin[] = [], state = requestState()) {
   const captured = capturedLog();
   const metrics = createMetrics({ processMetrics: false });
   // The gateway turns Yoga's masking off: this plugin is the mask.
-  const server = yogaWith([...extra, useErrorMapping({ log: captured.log, metrics })], { schema, maskedErrors: false });
+  const server = yogaWith([...extra, useErrorMapping({ ...state, log: captured.log, metrics })], { schema, maskedErrors: false });
   return { server, captured, errorsByCode: async () => parseMetrics(await metrics.registry.metrics()) };
 }
 

@@ -9,11 +9,12 @@ import { describe, expect, it } from 'vitest';
 import type { RequestIdentity } from '../../src/identity/identity';
 import { createForwarder } from '../../src/fast-path/forward';
 import { DocumentPlans, type ForwardPlan } from '../../src/fast-path/plans';
-import { executedOperation } from '../../src/gateway/executed';
+import { DocumentFacts } from '../../src/gateway/executed';
 import { createLogEvents } from '../../src/observability/log-events';
 import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { createUpstreamFetch } from '../../src/upstream/fetch';
+import { UpstreamOutcomes } from '../../src/upstream/outcome';
 import { upstreamTarget } from '../../src/upstream/target';
 import { countOperation, takeUpstreamRequests } from '../support/cache';
 import { control, signIn, useEmulator, type Credential } from '../support/emulator';
@@ -21,9 +22,10 @@ import { upstreamSchema } from '../support/upstream-schema';
 
 const sandbox = useEmulator('sandbox');
 function greetingPlan(): ForwardPlan {
-  const plans = new DocumentPlans();
+  const documents = new DocumentFacts();
+  const plans = new DocumentPlans(documents);
   plans.learnUpstream(upstreamSchema());
-  const executed = executedOperation(parse('{ secretGreeting { response } }'), undefined);
+  const executed = documents.executedOperation(parse('{ secretGreeting { response } }'), undefined);
   const plan = executed && plans.planOf(executed);
   if (!plan) throw new Error('no plan');
   return plan;
@@ -45,7 +47,7 @@ describe('the forwarder', () => {
   const setup = async () => {
     const log = createLogEvents(createLogger({ level: 'error', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) }));
     const metrics = createMetrics({ processMetrics: false });
-    const forwarder = createForwarder({ upstreamFetch: createUpstreamFetch({ timeoutMs: 5_000, log, metrics }), log, metrics });
+    const forwarder = createForwarder({ upstreamFetch: createUpstreamFetch({ timeoutMs: 5_000, log, metrics }), log, metrics, outcomes: new UpstreamOutcomes() });
     const identity = identityOf(await signIn(sandbox.url), sandbox.url);
     const call = (signal?: AbortSignal) => ({
       request: new Request('http://gateway.test/graphql', { method: 'POST', ...(signal ? { signal } : {}) }),

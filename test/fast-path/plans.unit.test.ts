@@ -6,15 +6,16 @@ import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { resolvers } from '../../additional-resolvers';
 import { DocumentPlans, GATEWAY_RESOLVED_FIELDS } from '../../src/fast-path/plans';
-import { executedOperation } from '../../src/gateway/executed';
+import { DocumentFacts } from '../../src/gateway/executed';
 import { upstreamSchema } from '../support/upstream-schema';
 
 const upstream = upstreamSchema();
 
 function planned(text: string, operationName?: string) {
-  const plans = new DocumentPlans();
+  const documents = new DocumentFacts();
+  const plans = new DocumentPlans(documents);
   plans.learnUpstream(upstream);
-  const executed = executedOperation(parse(text), operationName);
+  const executed = documents.executedOperation(parse(text), operationName);
   return executed && plans.planOf(executed);
 }
 
@@ -66,9 +67,10 @@ describe('plans', () => {
   });
 
   it('forwards nothing before it knows the upstream schema, and keeps one plan per document and name', () => {
-    const plans = new DocumentPlans();
+    const documents = new DocumentFacts();
+    const plans = new DocumentPlans(documents);
     const document = parse('{ secretGreeting { response } }');
-    const operation = () => executedOperation(document, undefined) ?? expect.fail('no operation');
+    const operation = () => documents.executedOperation(document, undefined) ?? expect.fail('no operation');
     expect(plans.planOf(operation())).toBeUndefined();
     plans.learnUpstream(upstream);
     const first = plans.planOf(operation());

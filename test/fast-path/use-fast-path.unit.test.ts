@@ -11,18 +11,20 @@ import type { Forwarder } from '../../src/fast-path/forward';
 import { DocumentPlans } from '../../src/fast-path/plans';
 import { useFastPath } from '../../src/fast-path/use-fast-path';
 import { useExecutedOperation } from '../../src/gateway/executed';
+import { requestState } from '../support/request-state';
 
 const BYTES = '{ "data" : { "secretGreeting" : { "response" : "hi" } } }';
 const RESULT: ExecutionResult = { data: { secretGreeting: { response: 'hi' } } };
 
 function server(answer: { bytes?: string } = { bytes: BYTES }, after: Plugin[] = []) {
   const schema = createSchema({ typeDefs: 'type Query { secretGreeting: Greeting } type Greeting { response: String }' });
-  const plans = new DocumentPlans();
+  const state = requestState();
+  const plans = new DocumentPlans(state.documents);
   plans.learnUpstream(schema);
   const forwarder: Forwarder = {
     forward: () => Promise.resolve({ result: { ...RESULT }, ...(answer.bytes === undefined ? {} : { bytes: answer.bytes }) }),
   };
-  const yoga = createYoga({ schema, logging: false, plugins: [useExecutedOperation(), useFastPath({ plans, forwarder }), ...after] });
+  const yoga = createYoga({ schema, logging: false, plugins: [useExecutedOperation(state), useFastPath({ plans, forwarder, operations: state.operations }), ...after] });
   return async (accept?: string) => {
     const response = await yoga.fetch('http://gateway.test/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...(accept === undefined ? {} : { accept }) }, body: JSON.stringify({ query: '{ secretGreeting { response } }' }) });
     return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };

@@ -1,7 +1,7 @@
 /**
  * Two gateways in one process (no runtime singleton): each with its own configuration, stores,
- * metrics and log, started and stopped independently. In-process: `startGateway` as src/main.ts
- * calls it, against real emulators over HTTP.
+ * metrics, log and per-request state, started and stopped independently. In-process:
+ * `startGateway` as src/main.ts calls it, against real emulators over HTTP.
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +44,25 @@ describe('two gateways in one process', () => {
     if (!gateway) throw new Error('gateway not started');
     return gateway;
   };
+
+  it('keeps per-request state apart: a request one gateway handled is unknown to the other', async () => {
+    const first = running(a);
+    const second = running(b);
+    // The same Request object through A's whole pipeline only (as its PDF download sends its read).
+    const request = new Request('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect((await first.runtime.internalRequests.send(request, {})).status).toBe(200);
+    const seen = (gateway: RunningGateway) => {
+      const { operations, startedAt, addresses } = gateway.runtime.requestState;
+      return { operation: operations.get(request)?.names, started: startedAt.has(request), address: addresses.has(request) };
+    };
+    expect(seen(first)).toEqual({ operation: '__typename', started: true, address: true });
+    expect(seen(second)).toEqual({ operation: undefined, started: false, address: false });
+    expect(first.runtime.documents).not.toBe(second.runtime.documents);
+  });
 
   it('keeps sessions, limits, metrics and logs apart, and stops one without the other', async () => {
     const first = running(a);

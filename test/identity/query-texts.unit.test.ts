@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { serviceAccountStrategy } from '../../src/credentials/identity';
 import type { ServiceAccount } from '../../src/credentials/service-accounts';
 import { dropInStrategy } from '../../src/drop-in/identity';
-import { beginDropIn } from '../../src/drop-in/state';
 import { createVerifiedCredentials } from '../../src/drop-in/verified-credentials';
 import { queryTextRefusal } from '../../src/identity/query-texts';
 import { createMemoryRateLimitStore } from '../../src/protection/rate-limiter';
@@ -27,14 +26,14 @@ function policy() {
   const sessions = browserSessions();
   const { log, metrics } = sessions;
   const refusal = queryTextRefusal([
-    dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined, { keys: specKeys }), keys: specKeys, clock: Date.now }),
+    dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined, { keys: specKeys }), keys: specKeys, clock: Date.now, dropIn: sessions.state.dropIn }),
     browserSessionStrategy(sessions.dependencies),
     serviceAccountStrategy({ serviceAccounts: serviceAccountsFor([ACCOUNT], { log, metrics }), rateLimits: createMemoryRateLimitStore(), upstreams: specUpstreams, log, metrics }),
   ]);
   /** The code of the refusal a request with these headers gets, or 'admitted'. */
   const verdict = (headers: Record<string, string>, options: { front?: boolean } = {}) => {
     const request = new Request('http://gateway.test/graphql', { method: 'POST', headers });
-    if (options.front) beginDropIn(request);
+    if (options.front) sessions.state.dropIn.begin(request);
     const refused = refusal(request);
     return refused ? `${String(refused.extensions.code)}: ${refused.message}` : 'admitted';
   };

@@ -45,20 +45,22 @@ function pipeline(options: { production?: boolean; verified?: boolean; sessions?
       Mutation: { login: record('login'), logout: record('logout'), confirmRegistration: record('confirmRegistration'), addStatements: record('addStatements') },
     },
   });
+  const state = sessions.state;
   const server = yogaWith([
-    useSessionCookies(),
-    frontState(options.verified === false ? undefined : FRONT_CREDENTIAL),
-    useExecutedOperation(),
+    useSessionCookies(state),
+    frontState(state.dropIn, options.verified === false ? undefined : FRONT_CREDENTIAL),
+    useExecutedOperation(state),
     useIdentity({
+      ...state,
       strategies: [
-        dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined, { keys: specKeys }), keys: specKeys, clock: Date.now }),
+        dropInStrategy({ upstreams: specUpstreams, verified: createVerifiedCredentials(undefined, { keys: specKeys }), keys: specKeys, clock: Date.now, dropIn: state.dropIn }),
         browserSessionStrategy(sessions.dependencies),
         serviceAccountStrategy({ serviceAccounts: serviceAccountsFor([], { log, metrics }), rateLimits: createMemoryRateLimitStore(), upstreams: specUpstreams, log, metrics }),
       ],
       production: options.production ?? true,
       defaultUpstream: (request) => frontTarget(specUpstreams, request),
     }),
-    useErrorMapping({ log, metrics }),
+    useErrorMapping({ ...state, log, metrics }),
   ], { schema });
   return { server, sessions, executed };
 }

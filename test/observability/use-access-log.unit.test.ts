@@ -14,7 +14,7 @@ import { useIdentity, type IdentityContext } from '../../src/identity/use-identi
 import { useAccessLog } from '../../src/observability/use-access-log';
 import { useHealth } from '../../src/observability/use-health';
 import { setSessionCookie } from '../../src/session/cookie';
-import { queueSetCookie, useSessionCookies } from '../../src/session/cookie-jar';
+import { useSessionCookies } from '../../src/session/cookie-jar';
 import { browserSessionStrategy } from '../../src/session/identity';
 import { createMemoryCacheStore } from '../../src/cache/memory-store';
 import { createMemorySessionStore } from '../../src/session/memory-store';
@@ -35,21 +35,22 @@ async function pipeline() {
       },
       Mutation: {
         login: (_root: unknown, _args: unknown, { request }: IdentityContext) => {
-          queueSetCookie(request, 'sgw_session=; Max-Age=0; Path=/');
-          queueSetCookie(request, setSessionCookie('new-session-id', { secure: false }));
+          sessions.state.setCookies.queue(request, 'sgw_session=; Max-Age=0; Path=/');
+          sessions.state.setCookies.queue(request, setSessionCookie('new-session-id', { secure: false }));
           return 'ok';
         },
       },
     },
   });
+  const state = sessions.state;
   const server = yogaWith([
     useHealth({ sessionStore: createMemorySessionStore(), cacheStore: createMemoryCacheStore(), upstreams: specUpstreams, clock: () => now, lifecycle: { phase: 'serving' } }),
-    useAccessLog({ log, clock: () => now }),
-    useSessionCookies(),
+    useAccessLog({ ...state, log, clock: () => now }),
+    useSessionCookies(state),
     useRoutes(),
-    useExecutedOperation(),
-    useIdentity({ strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
-    useErrorMapping({ log, metrics }),
+    useExecutedOperation(state),
+    useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
+    useErrorMapping({ ...state, log, metrics }),
   ], { schema });
   const signedIn = await sessions.signIn('ada@example.com', 'sandbox', { accessToken: 'access-token-never-logged', client: 'client-never-logged' });
   return { server, cookie: signedIn.cookie, cookieId: signedIn.id, lines: sessions.lines, completed: () => sessions.events('request.completed') };

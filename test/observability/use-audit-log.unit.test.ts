@@ -31,6 +31,7 @@ import { useCsrf } from '../../src/session/use-csrf';
 import { upstreamTarget } from '../../src/upstream/target';
 import { capturedLog } from '../support/captured-log';
 import { fromAddress, yogaWith } from '../support/yoga';
+import { requestState } from '../support/request-state';
 
 const ACCESS_TOKEN = 'upstream-access-token-never-logged';
 const PASSWORD = 'a-password-never-logged';
@@ -59,16 +60,17 @@ async function audited(options: { trustProxy?: number; sessionLimit?: number; be
   const { log } = captured;
   const metrics = createMetrics({ processMetrics: false });
   const sessions = new Sessions({ store: createMemorySessionStore(), cipher: createCredentialCipher(randomBytes(32)), idleMs: 60_000, absoluteMs: 3_600_000 });
-  const dependencies = { sessions, health: createStoreHealth('sessions', log), log, metrics, cookieSecure: false, upstreams };
+  const state = requestState();
+  const dependencies = { ...state, sessions, health: createStoreHealth('sessions', log), log, metrics, cookieSecure: false, upstreams };
   const server = yogaWith([
-    useClientAddress({ trustProxy: options.trustProxy ?? 0 }),
+    useClientAddress({ ...state, trustProxy: options.trustProxy ?? 0 }),
     ...(options.before ?? []),
-    useExecutedOperation(),
-    useCsrf({ allowedOrigins: [], trustProxy: 0, cookieSecure: false, log, exempt: () => false }),
-    useIdentity({ strategies: [browserSessionStrategy(dependencies)], production: true, defaultUpstream: () => upstreams.sandbox }),
-    useRateLimits({ limit: { max: options.sessionLimit ?? 100, windowMs: 60_000 }, counters: createMemoryRateLimitStore(), log, metrics }),
-    useErrorMapping({ log, metrics }),
-    useAuditLog({ log, cookieSecure: false }),
+    useExecutedOperation(state),
+    useCsrf({ ...state, allowedOrigins: [], trustProxy: 0, cookieSecure: false, log, exempt: () => false }),
+    useIdentity({ ...state, strategies: [browserSessionStrategy(dependencies)], production: true, defaultUpstream: () => upstreams.sandbox }),
+    useRateLimits({ ...state, limit: { max: options.sessionLimit ?? 100, windowMs: 60_000 }, counters: createMemoryRateLimitStore(), log, metrics }),
+    useErrorMapping({ ...state, log, metrics }),
+    useAuditLog({ ...state, log, cookieSecure: false }),
   ], { schema });
   const { id, session } = await sessions.create('production', { accessToken: ACCESS_TOKEN, client: 'client-id', uid: 'ada@example.com' });
   return { server, session, cookie: `${sessionCookieName(false)}=${id}`, cookieId: id, audit: () => captured.events('audit'), lines: captured.lines };

@@ -38,12 +38,13 @@ function pipeline() {
   const memory = createMemoryRateLimitStore(() => now);
   const storeCalls = { count: 0 };
   const counters: RateLimitStore = { ...memory, hit: (...args) => (storeCalls.count++, memory.hit(...args)) };
+  const state = sessions.state;
   const server = yogaWith([
-    useClientAddress({ trustProxy: 0 }),
-    useExecutedOperation(),
-    useIdentity({ strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
-    useAnonymousLimit({ limit: { max: LIMIT, windowMs: WINDOW }, counters, log, metrics }),
-    useErrorMapping({ log, metrics }),
+    useClientAddress({ ...state, trustProxy: 0 }),
+    useExecutedOperation(state),
+    useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
+    useAnonymousLimit({ ...state, limit: { max: LIMIT, windowMs: WINDOW }, counters, log, metrics }),
+    useErrorMapping({ ...state, log, metrics }),
   ], { schema });
   const from = (address: string, query = '{ session }', headers: Record<string, string> = {}) => server.graphql(query, { serverContext: fromAddress(address), headers });
   return { from, ran, sessions, storeCalls, server };

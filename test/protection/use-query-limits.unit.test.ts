@@ -13,13 +13,14 @@ import { createMetrics } from '../../src/observability/metrics';
 import { MAX_PDFS_PER_ANSWER } from '../../src/protection/pdf-answer-limit';
 import { QUERY_LIMITS, queryLimitRules, useQueryLimits, type QueryLimitsOptions } from '../../src/protection/use-query-limits';
 import { capturedLog } from '../support/captured-log';
+import { requestState } from '../support/request-state';
 import { yogaWith } from '../support/yoga';
 
 const MAX_QUERY_BYTES = 1_000;
 
 function limited(options: Partial<QueryLimitsOptions> = {}) {
   const runtime = { log: capturedLog().log, metrics: createMetrics({ processMetrics: false }) };
-  return yogaWith([...useQueryLimits({ introspection: false, maxQueryBytes: MAX_QUERY_BYTES, ...options }), useErrorMapping(runtime)]);
+  return yogaWith([...useQueryLimits({ introspection: false, maxQueryBytes: MAX_QUERY_BYTES, ...options }), useErrorMapping({ ...runtime, ...requestState() })]);
 }
 
 /** Admitted: data and no error. */

@@ -61,11 +61,12 @@ for (const { name, open } of implementations) describe(`useRateLimits on ${name}
     let ran = 0;
     const schema = createSchema({ typeDefs: 'type Query { hello: String! session: String! }', resolvers: { Query: { hello: () => (ran++, 'world'), session: () => (ran++, 'none') } } });
     const accounts = { serviceAccounts: serviceAccountsFor([], { log, metrics }), rateLimits: createMemoryRateLimitStore(), upstreams: specUpstreams, log, metrics };
+    const state = sessions.state;
     const server = yogaWith([
-      useExecutedOperation(),
-      useIdentity({ strategies: [browserSessionStrategy(sessions.dependencies), serviceAccountByHeader(accounts)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
-      useRateLimits({ limit: { max: LIMIT, windowMs: WINDOW }, counters: open(() => now), log, metrics }),
-      useErrorMapping({ log, metrics }),
+      useExecutedOperation(state),
+      useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies), serviceAccountByHeader(accounts)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
+      useRateLimits({ ...state, limit: { max: LIMIT, windowMs: WINDOW }, counters: open(() => now), log, metrics }),
+      useErrorMapping({ ...state, log, metrics }),
     ], { schema });
     const signIn = async () => (await sessions.signIn(`${randomBytes(6).toString('hex')}@example.com`)).cookie;
     return { server, sessions, signIn, ran: () => ran };

@@ -48,11 +48,12 @@ async function pipeline() {
       },
     },
   });
+  const state = sessions.state;
   const server = yogaWith([
-    useSessionCookies(),
-    useExecutedOperation(),
-    useIdentity({ strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
-    useErrorMapping({ log, metrics }),
+    useSessionCookies(state),
+    useExecutedOperation(state),
+    useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
+    useErrorMapping({ ...state, log, metrics }),
   ], { schema });
   const signedIn = await sessions.signIn('ada@example.com', 'production', { accessToken: 'first-token', client: 'ada-client', expiry: 2_000_000_000 });
   const call = async (...given: Step[]) => {

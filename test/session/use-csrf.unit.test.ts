@@ -12,6 +12,7 @@ import { createMetrics } from '../../src/observability/metrics';
 import { useCsrf } from '../../src/session/use-csrf';
 import { capturedLog } from '../support/captured-log';
 import { yogaWith } from '../support/yoga';
+import { requestState } from '../support/request-state';
 
 const ALLOWED = 'https://app.example.com';
 const COOKIE = 'sgw_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
@@ -24,10 +25,11 @@ function pipeline(options: { cookieSecure?: boolean } = {}) {
     typeDefs: 'type Query { hello: String! } type Mutation { login: String! }',
     resolvers: { Query: { hello: () => (ran.push('hello'), 'world') }, Mutation: { login: () => (ran.push('login'), 'ok') } },
   });
+  const state = requestState();
   const server = yogaWith([
-    useExecutedOperation(),
-    useCsrf({ allowedOrigins: [ALLOWED], trustProxy: 0, cookieSecure: options.cookieSecure ?? false, log, exempt: (request) => request.headers.has('x-spec-exempt') }),
-    useErrorMapping({ log, metrics: createMetrics({ processMetrics: false }) }),
+    useExecutedOperation(state),
+    useCsrf({ ...state, allowedOrigins: [ALLOWED], trustProxy: 0, cookieSecure: options.cookieSecure ?? false, log, exempt: (request) => request.headers.has('x-spec-exempt') }),
+    useErrorMapping({ ...state, log, metrics: createMetrics({ processMetrics: false }) }),
   ], { schema });
   return { server, ran, refusals: () => captured.events('request.csrf-refused') };
 }

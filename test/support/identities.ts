@@ -12,7 +12,7 @@ import { createCredentialCipher } from '../../src/credentials/cipher';
 import type { ServiceAccount } from '../../src/credentials/service-accounts';
 import type { UpstreamCredential } from '../../src/credentials/types';
 import type { UpstreamAuth } from '../../src/credentials/upstream-auth';
-import { beginDropIn } from '../../src/drop-in/state';
+import type { DropInStates } from '../../src/drop-in/state';
 import { createDerivedKeys } from '../../src/derived-keys';
 import type { Environment } from '../../src/environment';
 import type { LogEvents } from '../../src/observability/log-events';
@@ -30,6 +30,7 @@ import { upstreamTarget, type UpstreamTarget } from '../../src/upstream/target';
 export const specKeys = createDerivedKeys(randomBytes(32));
 import { capturedLog } from './captured-log';
 import { specUpstreamAuth } from './mesh-auth';
+import { requestState } from './request-state';
 
 export const specUpstreams = { sandbox: upstreamTarget('sandbox', 'http://sandbox.test'), production: upstreamTarget('production', 'http://production.test') };
 
@@ -39,29 +40,32 @@ export interface SessionOptions {
 }
 
 export function browserSessions({ store = createMemorySessionStore(), clock = Date.now }: SessionOptions = {}) {
+  // One gateway's per-request state: the strategy and the plugins of a spec share its slots.
+  const state = requestState();
   const captured = capturedLog('debug');
   const metrics = createMetrics({ processMetrics: false });
   const sessions = new Sessions({ store, cipher: createCredentialCipher(randomBytes(32)), idleMs: 60_000, absoluteMs: 3_600_000, clock });
   const dependencies: BrowserSessionDependencies = {
     sessions, health: createStoreHealth('sessions', captured.log), log: captured.log, metrics, cookieSecure: false, upstreams: specUpstreams,
+    setCookies: state.setCookies, sessionCookies: state.sessionCookies,
   };
   /** A session in the store, and the Cookie header naming it. */
   const signIn = async (uid: string, environment: Environment = 'sandbox', credential: Partial<UpstreamCredential> = {}) => {
     const created = await sessions.create(environment, { accessToken: `token-of-${uid}`, client: `client-of-${uid}`, uid, ...credential });
     return { ...created, cookie: `${sessionCookieName(false)}=${created.id}` };
   };
-  return { ...captured, metrics, sessions, dependencies, signIn };
+  return { ...captured, metrics, sessions, dependencies, signIn, state };
 }
 
 /**
  * The drop-in front's state as useDropInFront leaves it for a request marked `x-spec-drop-in`:
  * with `verified`, a credential the upstream accepted recently; without, none (the strategy refuses).
  */
-export function frontState(verified?: UpstreamCredential): Plugin {
+export function frontState(dropIn: DropInStates, verified?: UpstreamCredential): Plugin {
   return {
     onRequest({ request }) {
       if (!request.headers.has('x-spec-drop-in')) return;
-      const state = beginDropIn(request);
+      const state = dropIn.begin(request);
       if (verified) state.verified = verified;
     },
   };

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/observability/logger';
 import { meshLogger } from '../../src/observability/mesh-logger';
 import type { UpstreamFetch } from '../../src/upstream/fetch';
 import { meshUpstreamAuth } from '../../src/upstream/mesh-auth';
+import { UpstreamOutcomes } from '../../src/upstream/outcome';
 
 const silent = meshLogger(createLogger({ level: 'silent' }));
 
@@ -31,9 +32,9 @@ export async function specMesh(plugins: readonly MeshPlugin<unknown>[] = []): Pr
 let shared: Promise<MeshInstance> | undefined;
 
 /** The gateway's UpstreamAuth over a Mesh shared by the worker's specs, built at the first call. */
-export function specUpstreamAuth(upstreamFetch: UpstreamFetch): UpstreamAuth {
+export function specUpstreamAuth(upstreamFetch: UpstreamFetch, outcomes: UpstreamOutcomes = new UpstreamOutcomes()): UpstreamAuth {
   let built: Promise<UpstreamAuth> | undefined;
-  const auth = () => (built ??= (shared ??= specMesh()).then((mesh) => meshUpstreamAuth(mesh, upstreamFetch)));
+  const auth = () => (built ??= (shared ??= specMesh()).then((mesh) => meshUpstreamAuth(mesh, upstreamFetch, outcomes)));
   return {
     signIn: async (...args) => (await auth()).signIn(...args),
     signOut: async (...args) => (await auth()).signOut(...args),

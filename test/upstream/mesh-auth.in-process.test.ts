@@ -19,6 +19,7 @@ import { control, credentialFrom, signInRaw, useEmulator } from '../support/emul
 import { serviceAccountsFor } from '../support/identities';
 import { specMesh } from '../support/mesh-auth';
 import { parseMetrics } from '../support/metrics';
+import { UpstreamOutcomes } from '../../src/upstream/outcome';
 
 const upstream = useEmulator('sandbox');
 /** Mesh's root fields the in-context SDK delegated to, as `Source.field`. */
@@ -32,7 +33,7 @@ beforeAll(async () => {
 function setup() {
   const { log } = capturedLog('silent');
   const metrics = createMetrics({ processMetrics: false });
-  const auth = meshUpstreamAuth(mesh, createUpstreamFetch({ timeoutMs: 2_000, log, metrics }));
+  const auth = meshUpstreamAuth(mesh, createUpstreamFetch({ timeoutMs: 2_000, log, metrics }), new UpstreamOutcomes());
   const upstreams = { sandbox: upstreamTarget('sandbox', upstream.url), production: upstreamTarget('production', 'http://production.test') };
   delegated.length = 0;
   return { log, metrics, auth, upstreams, target: upstreams.sandbox };
