@@ -28,10 +28,10 @@ describe('the routing between the two products', () => {
     expect(naming('isDropInRequest')).toEqual([]);
   });
 
-  it('keeps the front\'s per-request state (src/drop-in/state.ts) within src/drop-in/', () => {
+  it('keeps the front\'s per-request state (src/drop-in/state.ts) within src/drop-in/, where the gateway\'s request state only creates its slot', () => {
     const readers = graph.edges.filter((edge) => edge.to === 'src/drop-in/state.ts').map((edge) => edge.from);
     expect(readers.length, 'nothing reads the front\'s state').toBeGreaterThan(0);
-    expect(readers.filter((file) => !isUnder(file, 'src/drop-in'))).toEqual([]);
+    expect(readers.filter((file) => !isUnder(file, 'src/drop-in') && file !== 'src/gateway/request-state.ts')).toEqual([]);
   });
 
   it('gives the gateway\'s plugin list none of the front\'s plugins (src/gateway/plugins.ts imports nothing of src/drop-in/)', () => {
