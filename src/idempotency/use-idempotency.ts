@@ -23,6 +23,7 @@ import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
 import { upstreamOutcome } from '../upstream/outcome';
+import { markIdempotent } from './audit-mark';
 import { idempotencyKeyOf, requestFingerprint } from './request-key';
 import { openAnswer, sealAnswer, type StoredAnswer } from './sealed-answer';
 import type { IdempotencyStore, RecordName } from './store';
@@ -87,6 +88,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       // Per upstream identity (environment and user): two sessions of one user share their keys.
       const owner = keys.name('idempotency', identity.upstream.cacheNamespace, identity.uid);
       const name = { identity: owner, key: keys.name('idempotency-key', owner, given.key) };
+      markIdempotent(request, name.key, false);
       const text = texts.get(request) ?? print(executed.document);
       const operationName = typeof args.operationName === 'string' ? args.operationName : undefined;
       const fingerprint = requestFingerprint(keys, text, operationName, args.variableValues);
@@ -119,6 +121,8 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
         return setResultAndStopExecution(refuse(gatewayError('INTERNAL_SERVER_ERROR')));
       }
       replays.set(request, answer);
+      // Audited as a replay, not as a second run of the mutation.
+      markIdempotent(request, name.key, true);
       metrics.idempotency('replayed');
       // Replaced by the kept answer on the way out (onResponse).
       return setResultAndStopExecution({ data: null });

@@ -5,7 +5,9 @@
  * through the drop-in front. It says who (the identity's kind, uid or account, environment, a
  * short hash of the session), from where (client address; the request id comes with every line),
  * what (root fields, how many statements the arguments name) and how it ended (`ok` or the error
- * code, and the status). A mutation the drop-in front passes to the upstream without running it
+ * code, and the status). A mutation answered again from its Idempotency-Key's record ends
+ * `idempotent.replayed`, and the key's hash is on its line and on the run's: a replay never reads
+ * as a second filing. A mutation the drop-in front passes to the upstream without running it
  * (its credential not verified yet) is written too, from what the front read of its document,
  * naming the uid only when the upstream's answer authenticated it. It never holds an argument's value but the login's e-mail: no password,
  * credential, cookie, TIN or PDF.
@@ -18,6 +20,7 @@ import type { Plugin } from 'graphql-yoga';
 import { dropInStateOf } from '../drop-in/state';
 import { environmentFromEnum } from '../environment';
 import { executedOf } from '../gateway/executed';
+import { idempotencyMarkOf } from '../idempotency/audit-mark';
 import type { RequestIdentity } from '../identity/identity';
 import type { IdentityContext } from '../identity/use-identity';
 import { clientAddressOf } from '../protection/client-address';
@@ -140,12 +143,15 @@ export function useAuditLog({ log, cookieSecure }: AuditLogOptions): Plugin<Iden
         : !identity && cookieId !== undefined
           ? { actor: 'anonymous', session: sessionAuditId(sessionKey(cookieId)) } // refused before its session was looked up
           : who(identity);
+      // A replayed answer ran nothing: its line says so, and its key's hash ties it to the run it replays.
+      const idempotency = idempotencyMarkOf(request);
       pending.set(request, {
         action,
-        outcome: refusal ?? codes[0] ?? 'ok',
+        outcome: idempotency?.replayed ? 'idempotent.replayed' : (refusal ?? codes[0] ?? 'ok'),
         ...actor,
         fields: names,
         statements: statementCount(fields, variables),
+        ...(idempotency ? { idempotencyKey: idempotency.keyHash } : {}),
       });
     },
 
