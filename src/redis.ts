@@ -120,11 +120,20 @@ export function waitForReady(client: RedisClient, ms: number): Promise<boolean> 
 /** Hash slots of a Redis Cluster. */
 const SLOTS = 16_384;
 
+/** How long a store check waits for a slot map refresh (each node asked is bounded by slotsRefreshTimeout too). */
+const SLOTS_REFRESH_WAIT_MS = 1_000;
+
 /**
  * Whether the store can serve commands now. One server or Sentinel: its (current) master answers.
  * A Cluster: the master of every slot, as the client routes them, answers, and the cluster says
  * every slot is served. A master lost and not yet replaced fails the first test at once (the
  * client drops its connection) and the second once the cluster marks it failed.
+ *
+ * The client only learns a new slot map from a MOVED or a lost connection on a command, so after
+ * a failover its map still names the dead master until a command for one of that master's slots
+ * happens to run: a login (whose check this is) on a replica that sent none would be refused long
+ * after the replica took over. A failed check therefore asks the cluster for its slot map once and
+ * checks again.
  */
 export async function pingRedis(client: RedisClient): Promise<void> {
   if (!(client instanceof Cluster)) {
@@ -132,6 +141,26 @@ export async function pingRedis(client: RedisClient): Promise<void> {
     return;
   }
   if (client.status !== 'ready') throw new Error(`cluster ${client.status}`);
+  try {
+    await pingCluster(client);
+  } catch {
+    await refreshSlots(client);
+    await pingCluster(client);
+  }
+}
+
+/** Asks the cluster for its slot map (joining a refresh under way); resolves whatever the outcome. */
+function refreshSlots(client: Cluster): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, SLOTS_REFRESH_WAIT_MS);
+    client.refreshSlotsCache(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+async function pingCluster(client: Cluster): Promise<void> {
   const owners = new Set<string>();
   for (let slot = 0; slot < SLOTS; slot++) {
     const owner = client.slots[slot]?.[0];
