@@ -59,7 +59,8 @@ function recordOf(reply: readonly string[]): SessionRecord | undefined {
 
 /**
  * How long a new session waits for a replica's acknowledgement. A replica acknowledges in well
- * under a millisecond when healthy (docs/scaling.md: +0.02 ms at the median); the bound matters
+ * under a millisecond when healthy (docs/scaling.md: a few hundredths of a millisecond added at the
+ * median); the bound matters
  * only while a replica is down or far behind, and then once per quiet period (replica-acks.ts).
  */
 const REPLICA_ACK_MS = 100;

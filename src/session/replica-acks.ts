@@ -32,11 +32,11 @@ function hasReplicas(redis: RedisClient): boolean {
 export function replicaAcks(redis: RedisClient, timeoutMs: number, clock: () => number = Date.now): ReplicaAcks {
   let quietUntil = 0;
   // The slot map is walked at most once a second, not at every login.
-  let replicas = { known: false, at: -Infinity };
+  let seen = { replicas: false, at: -Infinity };
   const replicasExist = () => {
     const now = clock();
-    if (now - replicas.at >= 1_000) replicas = { known: hasReplicas(redis), at: now };
-    return replicas.known;
+    if (now - seen.at >= 1_000) seen = { replicas: hasReplicas(redis), at: now };
+    return seen.replicas;
   };
   return {
     waitMs: () => (timeoutMs > 0 && clock() >= quietUntil && replicasExist() ? timeoutMs : 0),
