@@ -58,10 +58,9 @@ function recordOf(reply: readonly string[]): SessionRecord | undefined {
 }
 
 /**
- * How long a new session waits for a replica's acknowledgement. A replica acknowledges in well
- * under a millisecond when healthy (docs/scaling.md: a few hundredths of a millisecond added at the
- * median); the bound matters
- * only while a replica is down or far behind, and then once per quiet period (replica-acks.ts).
+ * How long a new session waits for a replica's acknowledgement. A healthy replica answers in well
+ * under a millisecond (docs/scaling.md: a few hundredths of a millisecond at the median); the bound
+ * matters only while a replica is down or far behind, and then once per quiet period.
  */
 const REPLICA_ACK_MS = 100;
 
