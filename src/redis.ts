@@ -27,6 +27,35 @@ export interface RedisClientOptions {
 /** Reconnect forever, at most a second apart. */
 const reconnectDelay = (attempt: number) => Math.min(attempt * 100, 1_000);
 
+/**
+ * A Sentinel client that starts again after an end nobody asked for. ioredis's failover detector
+ * (subscribed to +switch-master) ends the connector when the sentinels switch masters; if that
+ * happens while a reconnection is asking a sentinel for the master (the old master is dead, so the
+ * client is reconnecting), the attempt fails and the client ends for good: the gateway would stay
+ * without its store until a restart. Such an end comes straight from `connecting`; a quit or a
+ * disconnect of ours never does (a quit closes first, a disconnect is flagged).
+ */
+class SentinelClient extends Redis {
+  private closing = false;
+  private last = '';
+
+  constructor(options: RedisOptions) {
+    super(options);
+    for (const status of ['connecting', 'connect', 'ready', 'close', 'reconnecting']) this.on(status, () => (this.last = status));
+    this.on('end', () => {
+      if (this.closing || this.last !== 'connecting') return;
+      setTimeout(() => {
+        if (!this.closing && this.status === 'end') this.connect().catch(() => undefined);
+      }, reconnectDelay(1)).unref();
+    });
+  }
+
+  override disconnect(reconnect = false): void {
+    if (!reconnect) this.closing = true;
+    super.disconnect(reconnect);
+  }
+}
+
 export function createRedisClient(options: RedisClientOptions): RedisClient {
   const { target } = options;
   const connection = {
@@ -61,7 +90,7 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
       },
     });
   } else if (target.topology === 'sentinel') {
-    client = new Redis({
+    client = new SentinelClient({
       ...connection,
       sentinels: target.sentinels.map((node) => ({ host: node.host, port: node.port })),
       name: target.masterName,
