@@ -27,6 +27,35 @@ export interface RedisClientOptions {
 /** Reconnect forever, at most a second apart. */
 const reconnectDelay = (attempt: number) => Math.min(attempt * 100, 1_000);
 
+/**
+ * A Sentinel client that starts again after an end nobody asked for. ioredis's failover detector
+ * (subscribed to +switch-master) ends the connector when the sentinels switch masters; if that
+ * happens while a reconnection is asking a sentinel for the master (the old master is dead, so the
+ * client is reconnecting), the attempt fails and the client ends for good: the gateway would stay
+ * without its store until a restart. Such an end comes straight from `connecting`; a quit or a
+ * disconnect of ours never does (a quit closes first, a disconnect is flagged).
+ */
+class SentinelClient extends Redis {
+  private closing = false;
+  private last = '';
+
+  constructor(options: RedisOptions) {
+    super(options);
+    for (const status of ['connecting', 'connect', 'ready', 'close', 'reconnecting']) this.on(status, () => (this.last = status));
+    this.on('end', () => {
+      if (this.closing || this.last !== 'connecting') return;
+      setTimeout(() => {
+        if (!this.closing && this.status === 'end') this.connect().catch(() => undefined);
+      }, reconnectDelay(1)).unref();
+    });
+  }
+
+  override disconnect(reconnect = false): void {
+    if (!reconnect) this.closing = true;
+    super.disconnect(reconnect);
+  }
+}
+
 export function createRedisClient(options: RedisClientOptions): RedisClient {
   const { target } = options;
   const connection = {
@@ -61,7 +90,7 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
       },
     });
   } else if (target.topology === 'sentinel') {
-    client = new Redis({
+    client = new SentinelClient({
       ...connection,
       sentinels: target.sentinels.map((node) => ({ host: node.host, port: node.port })),
       name: target.masterName,
@@ -120,11 +149,20 @@ export function waitForReady(client: RedisClient, ms: number): Promise<boolean> 
 /** Hash slots of a Redis Cluster. */
 const SLOTS = 16_384;
 
+/** How long a store check waits for a slot map refresh (each node asked is bounded by slotsRefreshTimeout too). */
+const SLOTS_REFRESH_WAIT_MS = 1_000;
+
 /**
  * Whether the store can serve commands now. One server or Sentinel: its (current) master answers.
  * A Cluster: the master of every slot, as the client routes them, answers, and the cluster says
  * every slot is served. A master lost and not yet replaced fails the first test at once (the
  * client drops its connection) and the second once the cluster marks it failed.
+ *
+ * The client only learns a new slot map from a MOVED or a lost connection on a command, so after
+ * a failover its map still names the dead master until a command for one of that master's slots
+ * happens to run: a login (whose check this is) on a replica that sent none would be refused long
+ * after the replica took over. A failed check therefore asks the cluster for its slot map once and
+ * checks again.
  */
 export async function pingRedis(client: RedisClient): Promise<void> {
   if (!(client instanceof Cluster)) {
@@ -132,6 +170,26 @@ export async function pingRedis(client: RedisClient): Promise<void> {
     return;
   }
   if (client.status !== 'ready') throw new Error(`cluster ${client.status}`);
+  try {
+    await pingCluster(client);
+  } catch {
+    await refreshSlots(client);
+    await pingCluster(client);
+  }
+}
+
+/** Asks the cluster for its slot map (joining a refresh under way); resolves whatever the outcome. */
+function refreshSlots(client: Cluster): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, SLOTS_REFRESH_WAIT_MS);
+    client.refreshSlotsCache(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+async function pingCluster(client: Cluster): Promise<void> {
   const owners = new Set<string>();
   for (let slot = 0; slot < SLOTS; slot++) {
     const owner = client.slots[slot]?.[0];

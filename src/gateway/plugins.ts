@@ -44,7 +44,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
   const { config, log, metrics, clock, upstreams, sessions, caches, rateLimits, loginLimits } = runtime;
   const { limits, cache } = config;
   const { documents } = runtime;
-  const { operations, addresses, setCookies, sessionCookies, outcomes, startedAt, uid, onBehalfOf, servedNames } = runtime.requestState;
+  const { operations, addresses, setCookies, sessionCookies, outcomes, startedAt, uid, onBehalfOf, servedNames, idempotencyMarks } = runtime.requestState;
   const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams, setCookies, sessionCookies };
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
@@ -63,7 +63,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
     // The longest a mutation's request may run: its call, a service account's sign-in and the call again.
     pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
-    health: runtime.sessionStoreHealth, metrics, log, clock, operations, outcomes,
+    health: runtime.sessionStoreHealth, metrics, log, clock, operations, outcomes, marks: idempotencyMarks,
   });
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
@@ -135,7 +135,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     // Last: every error the client sees gets a contract code and a safe message.
     useErrorMapping({ log, metrics, operations, outcomes }),
     // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).
-    useAuditLog({ log, cookieSecure: config.cookieSecure, operations, addresses, sessionCookies }),
+    useAuditLog({ log, cookieSecure: config.cookieSecure, operations, addresses, sessionCookies, idempotencyMarks }),
     ...(operationSpans ? [operationSpans.finish] : []),
   ] as Plugin<GatewayContext>[];
   return plugins;

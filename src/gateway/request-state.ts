@@ -5,6 +5,7 @@
  */
 import type { ExecutedOperation } from './executed';
 import { DropInStates } from '../drop-in/state';
+import { IdempotencyMarks } from '../idempotency/audit-mark';
 import { ClientAddresses } from '../protection/client-address';
 import { RequestSlot } from '../request/slot';
 import { SessionCookies } from '../session/cookie';
@@ -32,6 +33,8 @@ export interface RequestState {
   readonly onBehalfOf: RequestSlot<Request>;
   /** The root fields of the internal requests that served a client's request (its access-log line). */
   readonly servedNames: RequestSlot<string>;
+  /** What the audit log says of the request's Idempotency-Key (useIdempotency writes it). */
+  readonly idempotencyMarks: IdempotencyMarks;
 }
 
 export function createRequestState(): RequestState {
@@ -46,5 +49,6 @@ export function createRequestState(): RequestState {
     uid: new RequestSlot(),
     onBehalfOf: new RequestSlot(),
     servedNames: new RequestSlot(),
+    idempotencyMarks: new IdempotencyMarks(),
   };
 }

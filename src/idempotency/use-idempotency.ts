@@ -20,6 +20,7 @@ import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
+import type { IdempotencyMarks } from './audit-mark';
 import { idempotencyKeyOf, requestFingerprint } from './request-key';
 import { openAnswer, sealAnswer, type StoredAnswer } from './sealed-answer';
 import type { IdempotencyStore, RecordName } from './store';
@@ -45,6 +46,8 @@ export interface IdempotencyOptions {
   readonly operations: RequestSlot<ExecutedOperation>;
   /** Each request's upstream outcome (upstream/outcome.ts). */
   readonly outcomes: UpstreamOutcomes;
+  /** What the audit log says of each request's key (its hash, and whether the answer was a replay). */
+  readonly marks: IdempotencyMarks;
 }
 
 /** The gateway's own mutations: a login's answer (its cookie) must never be replayed. */
@@ -58,7 +61,7 @@ export interface IdempotencyPlugins {
 }
 
 export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins {
-  const { store, keys, metrics, health, operations, outcomes } = options;
+  const { store, keys, metrics, health, operations, outcomes, marks } = options;
   const maxPerIdentity = options.maxPerIdentity ?? 1_000;
   /** The document text as the client sent it (the fingerprint's first part). */
   const texts = new WeakMap<Request, string>();
@@ -91,6 +94,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       // Per upstream identity (environment and user): two sessions of one user share their keys.
       const owner = keys.name('idempotency', identity.upstream.cacheNamespace, identity.uid);
       const name = { identity: owner, key: keys.name('idempotency-key', owner, given.key) };
+      marks.mark(request, name.key, false);
       const text = texts.get(request) ?? print(executed.document);
       const operationName = typeof args.operationName === 'string' ? args.operationName : undefined;
       const fingerprint = requestFingerprint(keys, text, operationName, args.variableValues);
@@ -123,6 +127,8 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
         return setResultAndStopExecution(refuse(gatewayError('INTERNAL_SERVER_ERROR')));
       }
       replays.set(request, answer);
+      // Audited as a replay, not as a second run of the mutation.
+      marks.mark(request, name.key, true);
       metrics.idempotency('replayed');
       // Replaced by the kept answer on the way out (onResponse).
       return setResultAndStopExecution({ data: null });

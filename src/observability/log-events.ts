@@ -11,7 +11,7 @@ export type SessionRejection = 'missing' | 'expired' | 'malformed' | 'upstream-r
 export interface AuditFields {
   /** login, logout, mutation, refused (any other refused request), front.sign-in, front.sign-out. */
   readonly action: string;
-  /** `ok`, or the contract's error code (RATE_LIMITED, INVALID_CREDENTIALS, ...). */
+  /** `ok`, the contract's error code (RATE_LIMITED, INVALID_CREDENTIALS, ...), or `idempotent.replayed` (a kept answer sent again; nothing ran). */
   readonly outcome: string;
   readonly status: number;
   readonly path: string;
@@ -28,6 +28,8 @@ export interface AuditFields {
   readonly fields?: readonly string[];
   /** Statements the operation names: list lengths of `statements`, `otxIds`, `uploaderIds`. */
   readonly statements?: number;
+  /** A mutation sent with an Idempotency-Key: 12 hex digits of a hash of its keyed record name (never the key). */
+  readonly idempotencyKey?: string;
 }
 
 function describe(error: unknown): { name: string; message: string } {

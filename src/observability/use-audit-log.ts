@@ -5,7 +5,9 @@
  * through the drop-in front. It says who (the identity's kind, uid or account, environment, a
  * short hash of the session), from where (client address; the request id comes with every line),
  * what (root fields, how many statements the arguments name) and how it ended (`ok` or the error
- * code, and the status). Answers a pipeline gives without a GraphQL result (the drop-in front's
+ * code, and the status). A mutation answered again from its Idempotency-Key's record ends
+ * `idempotent.replayed`, and the key's hash is on its line and on the run's: a replay never reads
+ * as a second filing. Answers a pipeline gives without a GraphQL result (the drop-in front's
  * sign-in, sign-out and passed-through mutations) are described by that pipeline (`answered`). It
  * never holds an argument's value but the login's e-mail: no password, credential, cookie, TIN or PDF.
  *
@@ -15,6 +17,7 @@
 import { OperationTypeNode, valueFromASTUntyped, type FieldNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { environmentFromEnum } from '../environment';
+import type { IdempotencyMarks } from '../idempotency/audit-mark';
 import type { RequestIdentity } from '../identity/identity';
 import type { IdentityContext } from '../identity/use-identity';
 import { sessionAuditId, sessionKey } from '../session/sessions';
@@ -41,6 +44,8 @@ export interface AuditLogOptions {
   readonly addresses: ClientAddresses;
   /** The session id each request's cookie carries. */
   readonly sessionCookies: SessionCookies;
+  /** Each request's Idempotency-Key mark (useIdempotency), where the pipeline has idempotency keys. */
+  readonly idempotencyMarks?: IdempotencyMarks;
 }
 
 /** Codes that mean "not allowed": audited whatever the operation. */
@@ -105,7 +110,7 @@ function codesOf(result: unknown): string[] {
   });
 }
 
-export function useAuditLog({ log, cookieSecure, readsCookies = true, answered, operations, addresses, sessionCookies }: AuditLogOptions): Plugin<IdentityContext> {
+export function useAuditLog({ log, cookieSecure, readsCookies = true, answered, operations, addresses, sessionCookies, idempotencyMarks }: AuditLogOptions): Plugin<IdentityContext> {
   const variablesOf = new WeakMap<Request, Record<string, unknown>>();
   const contexts = new WeakMap<Request, IdentityContext>();
   /** The identity as execution began (logout removes it from the context). */
@@ -148,12 +153,15 @@ export function useAuditLog({ log, cookieSecure, readsCookies = true, answered, 
         : !identity && cookieId !== undefined
           ? { actor: 'anonymous', session: sessionAuditId(sessionKey(cookieId)) } // refused before its session was looked up
           : who(identity);
+      // A replayed answer ran nothing: its line says so, and its key's hash ties it to the run it replays.
+      const idempotency = idempotencyMarks?.get(request);
       pending.set(request, {
         action,
-        outcome: refusal ?? codes[0] ?? 'ok',
+        outcome: idempotency?.replayed ? 'idempotent.replayed' : (refusal ?? codes[0] ?? 'ok'),
         ...actor,
         fields: names,
         statements: statementCount(fields, variables),
+        ...(idempotency ? { idempotencyKey: idempotency.keyHash } : {}),
       });
     },
 

@@ -1,4 +1,5 @@
 import { pingRedis, type RedisClient } from '../redis';
+import { replicaAcks } from './replica-acks';
 import type { Environment } from '../environment';
 import type { PeekResult, SessionRecord, SessionStore, TouchResult } from './store';
 
@@ -56,8 +57,40 @@ function recordOf(reply: readonly string[]): SessionRecord | undefined {
   return { uid, environment: environment satisfies Environment, credential, createdAt: Number(created), absoluteExpiresAt: Number(absolute) };
 }
 
+/**
+ * How long a new session waits for a replica's acknowledgement. A healthy replica answers in well
+ * under a millisecond (docs/scaling.md: a few hundredths of a millisecond at the median); the bound
+ * matters only while a replica is down or far behind, and then once per quiet period.
+ */
+const REPLICA_ACK_MS = 100;
+
+export interface RedisSessionStoreOptions {
+  /**
+   * After writing a new session, wait up to this long for a replica to acknowledge it (`WAIT 1`),
+   * so that a primary lost right after a login does not take the session with it. 0: never wait.
+   * Only where the topology has replicas (replica-acks.ts).
+   */
+  readonly replicaAckMs?: number;
+}
+
+/**
+ * `WAIT 1 <ms>` after a write of `key`: how many replicas acknowledged it (0 when none did in
+ * time, or the wait failed: the write itself succeeded, so the session is kept all the same). WAIT
+ * names no key: a pipeline with a read of `key` sends it over the connection that made the write,
+ * to the primary that holds the key, also on a Cluster.
+ */
+async function replicasAcknowledging(redis: RedisClient, key: string, waitMs: number): Promise<number> {
+  try {
+    const replies = await redis.pipeline().pttl(key).wait(1, waitMs).exec();
+    const [error, replicas] = replies?.[1] ?? [];
+    return error ? 0 : Number(replicas);
+  } catch {
+    return 0;
+  }
+}
+
 /** Sessions in Redis (`sgw:session:<hash of the id>`), shared by every replica. */
-export function createRedisSessionStore(redis: RedisClient): SessionStore {
+export function createRedisSessionStore(redis: RedisClient, options: RedisSessionStoreOptions = {}): SessionStore {
   if (!('sgwSessionTouch' in redis)) {
     redis.defineCommand('sgwSessionTouch', { numberOfKeys: 1, lua: TOUCH });
     redis.defineCommand('sgwSessionPeek', { numberOfKeys: 1, lua: PEEK });
@@ -65,6 +98,7 @@ export function createRedisSessionStore(redis: RedisClient): SessionStore {
     redis.defineCommand('sgwSessionDeleteIfCredential', { numberOfKeys: 1, lua: DELETE_IF_CREDENTIAL });
   }
   const commands = redis as unknown as RedisClient & SessionCommands;
+  const acks = replicaAcks(redis, options.replicaAckMs ?? REPLICA_ACK_MS);
   return {
     kind: 'redis',
     async create(key, record, idleMs) {
@@ -81,6 +115,8 @@ export function createRedisSessionStore(redis: RedisClient): SessionStore {
         .exec();
       const failure = results?.find(([error]) => error)?.[0];
       if (!results || failure) throw failure ?? new Error('session write aborted');
+      const waitMs = acks.waitMs();
+      if (waitMs > 0) acks.acknowledged(await replicasAcknowledging(commands, key, waitMs));
     },
     async touch(key, idleMs, now): Promise<TouchResult> {
       const reply = await commands.sgwSessionTouch(key, idleMs, now);

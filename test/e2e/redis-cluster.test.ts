@@ -2,11 +2,14 @@
  * Two gateway replicas on a real Redis Cluster (three masters, a replica each; REDIS_URL and
  * CACHE_REDIS_URL `redis+cluster://`): what one replica writes the other reads, keys spread over
  * the masters, and the master holding the sessions killed with SIGKILL under load is replaced by
- * its replica while the gateways keep running.
+ * its replica while the gateways keep running. A login fails closed while a master is lost and
+ * works on each replica as soon as its replica took over, before any other request touched it.
  */
 import { describe, expect, it } from 'vitest';
+import { parseRedisTarget } from '../../src/config/redis-url';
+import { createRedisClient, pingRedis, waitForReady } from '../../src/redis';
 import { killUnderLoad, expectRecovered, type LoggedIn } from '../support/failover-load';
-import { command } from '../support/redis-processes';
+import { command, waitFor } from '../support/redis-processes';
 import { startRedisCluster } from '../support/redis-topologies';
 import { itLogsNoCrossSlotErrorAndNoRestart, itSharesStateBetweenReplicas, useGatewaysOn } from '../support/scale-out';
 
@@ -55,6 +58,44 @@ describe('two gateways on a Redis Cluster', () => {
     const promoted = await cluster.masterForKey(report.witness.sessionKey);
     expect(promoted.port).toBe(replica.port);
   }, 60_000);
+
+  it('refuses logins while a master is lost, and logs in on each replica right after its replica took over', async () => {
+    const cluster = setup.topology;
+    // Both gateways have used every master (a login touches keys in several slots).
+    await Promise.all(gateways.map((gateway) => setup.login(gateway)));
+    const before = await cluster.nodes();
+    const victim = before.find((node) => node.role === 'master' && node.slots.length > 0 && before.some((replica) => replica.masterId === node.id && cluster.alive(replica.port)));
+    if (!victim) throw new Error('no master with a live replica');
+    const replica = before.find((node) => node.masterId === victim.id && cluster.alive(node.port))!;
+    const loginCode = (gateway: (typeof gateways)[number]) => setup.login(gateway).then(() => 'ok', (error: Error) => error.message);
+    const promoted = async () => (await cluster.nodes()).some((node) => node.port === replica.port && node.role === 'master' && node.slots.length > 0);
+    // A client that sends nothing to the lost master's slots: only its store check can see the change.
+    const idle = createRedisClient({ target: parseRedisTarget(cluster.url), name: 'failover-idle' });
+    expect(await waitForReady(idle, 5_000)).toBe(true);
+    await pingRedis(idle);
+
+    await cluster.kill(victim.port);
+    // Sessions fail closed: the lost master's slots have no master yet.
+    const during = await Promise.all(gateways.map(loginCode));
+    if (!(await promoted())) expect(during).toEqual(['login failed: SESSION_STORE_UNAVAILABLE', 'login failed: SESSION_STORE_UNAVAILABLE']);
+
+    const killedAt = performance.now();
+    await waitFor(async () => {
+      if (!(await promoted())) return false;
+      const live = cluster.ports.filter((port) => cluster.alive(port));
+      const states = await Promise.all(live.map(async (port) => String(await command(port, 'CLUSTER', 'INFO'))));
+      return states.every((info) => /cluster_state:ok/.test(info));
+    }, 20_000, () => `${replica.port} not promoted`);
+    const promotedMs = performance.now() - killedAt;
+    const idlePing = await pingRedis(idle).then(() => 'ok', (error: Error) => error.message);
+    idle.disconnect();
+    // The very next request on each gateway is a login: nothing else has shown them the new master.
+    const after = [];
+    for (const gateway of gateways) after.push(await loginCode(gateway));
+    console.log(`Cluster failover without load: replica promoted and every node ok ${promotedMs.toFixed(0)} ms after the logins refused during it; first logins after it: ${after.join(', ')}; an idle client's store check: ${idlePing}`);
+    expect(after).toEqual(['ok', 'ok']);
+    expect(idlePing).toBe('ok');
+  }, 40_000);
 
   itLogsNoCrossSlotErrorAndNoRestart(setup);
 });

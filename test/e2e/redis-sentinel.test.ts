@@ -22,7 +22,15 @@ describe('two gateways on a Redis Sentinel group', () => {
     const before = await group.master();
 
     const report = await killUnderLoad({ clients, witness: () => setup.login(gateways[witnesses++ % 2]!), kill: async () => void (await group.killMaster()) });
-    await expectRecovered('Sentinel', report, gateways, setup.login);
+    try {
+      await expectRecovered('Sentinel', report, gateways, setup.login);
+    } catch (error) {
+      // What the sentinels and the gateways saw, for a failover that did not come back.
+      const master = await group.master().catch((cause: unknown) => String(cause));
+      const stores = gateways.map((gateway) => gateway.output().split('\n').filter((line) => /"event":"store\./.test(line)).slice(-6).join('\n'));
+      console.log(`Sentinel failover not recovered; the sentinels name ${JSON.stringify(master)} (was ${before.port})\n${group.logs(40)}\n--- gateways' store events\n${stores.join('\n---\n')}`);
+      throw error;
+    }
     expect((await group.master()).port).not.toBe(before.port);
   }, 60_000);
 

@@ -87,13 +87,17 @@ export async function startRedisCluster(options: { masters?: number; replicasPer
     const seeds = ports.map((port) => `127.0.0.1:${port}`);
     await redisCli(['--cluster', 'create', ...seeds, '--cluster-replicas', String(replicasPerMaster), '--cluster-yes']);
     // Ready when every node agrees on the whole cluster: all slots served, every node known and
-    // healthy, every replica's link to its master up (a failover needs a synced replica).
+    // healthy, every replica known as the replica of its master, every replica's link to its
+    // master up (a failover needs a synced replica).
     await waitFor(async () => {
       for (const port of ports) {
         if (!/cluster_state:ok/.test(String(await command(port, 'CLUSTER', 'INFO')))) return false;
         const seen = parseClusterNodes(String(await command(port, 'CLUSTER', 'NODES')));
         if (seen.length !== ports.length || seen.some((node) => node.failed)) return false;
         if (seen.filter((node) => node.role === 'master' && node.slots.length).length !== masters) return false;
+        // Every replica known as one: redis-cli may return before a replica's CLUSTER REPLICATE has
+        // reached every node (until then the others list it as a master without slots).
+        if (seen.filter((node) => node.role === 'replica' && node.masterId).length !== masters * replicasPerMaster) return false;
         const replication = String(await command(port, 'INFO', 'replication'));
         if (/role:slave/.test(replication) && !/master_link_status:up/.test(replication)) return false;
       }
