@@ -4,7 +4,7 @@ import type { YamlConfig } from '@graphql-mesh/types';
  * The composition root, as static data only: `mesh build` serialises this object to JSON, so a
  * function here would be dropped silently and `process.env` would be frozen at build time. Every
  * per-request value is interpolated from the GraphQL context, which the gateway's plugins fill in;
- * src/server.ts hands those plugins to Mesh with the options it loads from the build.
+ * src/gateway/server.ts hands those plugins to Mesh with the options it loads from the build.
  */
 const config: YamlConfig.Config = {
   sources: [
@@ -27,7 +27,7 @@ const config: YamlConfig.Config = {
     {
       // The REST sign-in and sign-out. One returns a credential and the other takes one, so neither
       // reaches the public schema: the gateway calls them through Mesh's in-context SDK
-      // (src/upstream/mesh-auth.ts), for `login`, `logout` and the service accounts alike.
+      // (src/gateway/mesh-auth.ts), for `login`, `logout` and the service accounts alike.
       name: 'SignIn',
       handler: {
         jsonSchema: {
@@ -108,7 +108,7 @@ const config: YamlConfig.Config = {
   `,
   additionalResolvers: ['./additional-resolvers/index.ts'],
   serve: {
-    // GraphiQL is served by the gateway's own server in development (src/server), with X-CSRF.
+    // GraphiQL is served by the gateway's own server in development (src/gateway/server), with X-CSRF.
     playground: false,
   },
 };

@@ -33,7 +33,7 @@ export default tseslint.config(
   { files: ['**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     // The /ops page's script runs in the browser, as a classic script, with Chart.js global.
-    files: ['src/observability/ops/assets/*.js'],
+    files: ['src/ops/assets/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
@@ -43,7 +43,7 @@ export default tseslint.config(
   },
   {
     // GraphiQL's bootstrap runs in the browser, as a classic script, before GraphiQL's bundle.
-    files: ['src/observability/graphiql/assets/*.js'],
+    files: ['src/ops/graphiql/assets/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,

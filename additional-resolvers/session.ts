@@ -1,12 +1,12 @@
 /** `login`, `logout` and `session`: the gateway's own operations, beside the upstream's. */
 import type { Environment } from '../src/environment';
-import type { UpstreamCredential } from '../src/credentials/types';
+import type { UpstreamCredential } from '../src/upstream/credential';
 import { gatewayError } from '../src/errors';
 import type { GatewayContext, SessionServices } from '../src/gateway/context';
 import { environmentFromEnum, environmentToEnum } from '../src/environment';
 import { actingAs } from '../src/identity/use-identity';
 import { clearSessionCookie, setSessionCookie } from '../src/session/cookie';
-import { BrowserSessionIdentity, sessionOf } from '../src/session/identity';
+import { BrowserSessionIdentity, sessionOf } from '../src/session/session-identity';
 import type { ActiveSession } from '../src/session/sessions';
 
 /** Longer inputs are refused before they reach the upstream (devise caps passwords at 128). */

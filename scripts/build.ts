@@ -2,7 +2,7 @@
  * `npm run build`: the gateway as JavaScript in dist/, for `npm run start:prod` and the image, so
  * that production runs on `node` alone (no TypeScript loader or compiler installed).
  * tsc rather than a bundler: file by file, the checkout's layout is kept, so what code finds from
- * its own directory (the /ops and GraphiQL assets, the upstream SDL, `.mesh/` from src/server.ts)
+ * its own directory (the /ops and GraphiQL assets, the upstream SDL, `.mesh/` from src/gateway/server.ts)
  * is where it was, and Mesh's generated code keeps importing its handlers by package name.
  * Steps: the Mesh artifacts made current, tsc with tsconfig.build.json (which compiles `.mesh/`
  * too), the emulator's code taken out (src/gateway/runtime.ts imports it only without upstream URLs,
@@ -16,9 +16,9 @@ import { ensureMesh, ROOT } from './ensure-mesh';
 /** dist/, or the folder named by the first argument (test/e2e/production-start.test.ts builds into its own). */
 const DIST = path.resolve(process.argv[2] ?? path.join(ROOT, 'dist'));
 /** Files the compiled code reads from beside itself, copied as they are. */
-const RUNTIME_FILES = ['src/observability/ops/assets', 'src/observability/graphiql/assets', 'sources/statement-filing-service/schema.graphql'];
+const RUNTIME_FILES = ['src/ops/assets', 'src/ops/graphiql/assets', 'sources/statement-filing-service/schema.graphql'];
 /** Compiled only because the lazy import names them; never run from dist/. */
-const LEFT_OUT = ['emulator', 'src/embedded-upstreams.js', 'src/embedded-upstreams.js.map'];
+const LEFT_OUT = ['emulator', 'src/gateway/embedded-upstreams.js', 'src/gateway/embedded-upstreams.js.map'];
 
 async function build(): Promise<void> {
   if (path.relative(DIST, ROOT).split(path.sep)[0] !== '..') throw new Error(`build: refusing to empty ${DIST}, which holds the checkout`);

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { elementaryCycles, formatCycle, tangledComponents } from './graph-cycles';
 import { edgesWithin, readSourceGraph, ROOT, type ImportEdge, type SourceGraph } from './source-graph';
 
-/** `src/cache/x.ts` -> `src/cache`; `src/server.ts` stays itself. */
+/** `src/cache/x.ts` -> `src/cache`; `src/gateway/server.ts` stays itself. */
 export function srcUnit(file: string): string | undefined {
   const parts = file.split('/');
   if (parts[0] !== 'src' || parts.length < 2) return undefined;

@@ -8,7 +8,7 @@ import './node-version';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config';
 import { startBanner } from './gateway/banner';
-import { startGateway } from './server';
+import { startGateway } from './gateway/server';
 
 /** Compiled to dist/ (`npm run build`), where the emulator is left out on purpose. */
 const COMPILED = path.extname(__filename) === '.js';

@@ -21,7 +21,7 @@ import type { UpstreamTarget } from '../upstream/target';
 import { findGatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
-import { cacheKeys, type CacheStore } from './store';
+import { cacheKeys, type CacheStore } from './cache-store';
 
 /** The upstream's StatementDefinitionsPayload, as far as the cache needs to know it. */
 export interface DefinitionsPayload {

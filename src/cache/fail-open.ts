@@ -9,7 +9,7 @@
  */
 import type { GatewayMetrics } from '../observability/metrics';
 import type { StoreHealth } from '../observability/store-health';
-import { UNKNOWN_GENERATION, type CacheStore, type GroupSelection } from './store';
+import { UNKNOWN_GENERATION, type CacheStore, type GroupSelection } from './cache-store';
 
 export interface FailOpenOptions {
   readonly health: StoreHealth;

@@ -15,7 +15,7 @@ import { DefinitionsCache } from './definitions-cache';
 import { failOpen } from './fail-open';
 import { createPdfRewriter, type PdfRewriter } from './pdf-documents';
 import { createSealedValues, sealGroupMembers } from './sealed-values';
-import type { CacheStore } from './store';
+import type { CacheStore } from './cache-store';
 
 export interface Caches {
   /** The fail-open store every cache uses. */

@@ -19,7 +19,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { DerivedKeys } from '../derived-keys';
-import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry } from './store';
+import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry } from './cache-store';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

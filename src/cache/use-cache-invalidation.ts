@@ -11,14 +11,14 @@ import { getArgumentValues } from 'graphql/execution/values';
 import type { Plugin } from 'graphql-yoga';
 import type { IdentityContext } from '../identity/use-identity';
 import { identityScope } from './scope';
-import { cacheKeys, type CacheStore, type GroupSelection } from './store';
-import type { ExecutedOperation } from '../gateway/executed';
+import { cacheKeys, type CacheStore, type GroupSelection } from './cache-store';
+import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 import type { UpstreamOutcomes } from '../upstream/outcome';
 
 export interface CacheInvalidationOptions {
   readonly store: CacheStore;
-  /** The executed operation of each request (gateway/executed.ts). */
+  /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
   /** Each request's upstream outcome (upstream/outcome.ts). */
   readonly outcomes: UpstreamOutcomes;

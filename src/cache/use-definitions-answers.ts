@@ -9,16 +9,16 @@
  * for identities the definitions cache serves (cacheTrusted), and keeps answers per payload
  * object: a refresh replaces the payload, so old answers are never served and are collected.
  * The bytes are written through Yoga's public onResultProcess/setResultProcessor
- * (http/raw-json-answers.ts), kept by this plugin instance for each stored result.
+ * (request/raw-json-answers.ts), kept by this plugin instance for each stored result.
  */
 import { OperationTypeNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { rawJsonAnswers } from '../http/raw-json-answers';
+import { rawJsonAnswers } from '../request/raw-json-answers';
 import type { IdentityContext } from '../identity/use-identity';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { DefinitionsCache, DefinitionsPayload } from './definitions-cache';
-import type { ExecutedOperation } from '../gateway/executed';
+import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 
 interface Answer {
@@ -37,7 +37,7 @@ type ParamsContext = { readonly params?: { readonly query?: string; readonly var
 export interface DefinitionsAnswersOptions {
   readonly definitions: DefinitionsCache;
   readonly metrics: GatewayMetrics;
-  /** The executed operation of each request (gateway/executed.ts). */
+  /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
 }
 
@@ -57,7 +57,7 @@ export function useDefinitionsAnswers({ definitions, metrics, operations }: Defi
       if (!context.upstream || !context.identity?.cacheTrusted) return;
       const query = context.params?.query;
       if (typeof query !== 'string') return;
-      // The operation and its root fields, found once (gateway/executed.ts).
+      // The operation and its root fields, found once (request/executed.ts).
       const executed = operations.get(context.request);
       if (executed?.operation.operation !== OperationTypeNode.QUERY) return;
       const fields = executed.fields;

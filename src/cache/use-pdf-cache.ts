@@ -11,7 +11,7 @@ import { isIdentityContext, type IdentityContext } from '../identity/use-identit
 import type { GatewayMetrics } from '../observability/metrics';
 import { fillPdfs, markedStatements, pdfFetchDocument, type PdfRewrite, type PdfRewriter } from './pdf-documents';
 import { identityScope } from './scope';
-import { cacheKeys, type CacheStore, type GroupEntry } from './store';
+import { cacheKeys, type CacheStore, type GroupEntry } from './cache-store';
 import type { UpstreamOutcomes } from '../upstream/outcome';
 
 export interface PdfCacheOptions {

@@ -19,8 +19,8 @@ import type { Plugin } from 'graphql-yoga';
 import type { IdentityContext } from '../identity/use-identity';
 import type { GatewayMetrics } from '../observability/metrics';
 import { identityScope } from './scope';
-import { cacheKeys, UNKNOWN_GENERATION, type CacheStore } from './store';
-import type { DocumentFacts, ExecutedOperation } from '../gateway/executed';
+import { cacheKeys, UNKNOWN_GENERATION, type CacheStore } from './cache-store';
+import type { DocumentFacts, ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 
 export interface ReadCacheOptions {
@@ -34,7 +34,7 @@ export interface ReadCacheOptions {
    * fill the shared store with variants and evict everybody else's entries.
    */
   readonly maxEntries?: number;
-  /** The executed operation of each request (gateway/executed.ts). */
+  /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
   /** What is known of each parsed document (whether it selects `pdf`). */
   readonly documents: DocumentFacts;

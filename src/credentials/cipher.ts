@@ -15,7 +15,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { deriveKey } from '../derived-keys';
 import type { Environment } from '../environment';
-import type { UpstreamCredential } from './types';
+import type { UpstreamCredential } from '../upstream/credential';
 
 /**
  * v3 binds record, environment, uid and absolute end under the derived key. Written by earlier

@@ -1,6 +1,6 @@
 /** Non-browser identities: service accounts (API keys) and their shared upstream credentials. */
 import type { RedisClient } from '../redis';
-import type { Locks } from '../cache/store';
+import type { Locks } from '../cache/cache-store';
 import type { GatewayConfig } from '../config';
 import type { Environment } from '../environment';
 import type { LogEvents } from '../observability/log-events';

@@ -14,7 +14,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ServiceAccountConfig } from '../config';
-import type { Locks } from '../cache/store';
+import type { Locks } from '../cache/cache-store';
 import { gatewayError, GatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
@@ -22,7 +22,7 @@ import type { StoreHealth } from '../observability/store-health';
 import type { CredentialBinding, CredentialCipher } from './cipher';
 import { accountKeys, type AccountCredentialStore, type AccountState, type SignInBackoff } from './account-store';
 import type { UpstreamSignIn as SignInOutcome } from './upstream-auth';
-import type { UpstreamCredential } from './types';
+import type { UpstreamCredential } from '../upstream/credential';
 
 export type ServiceAccount = ServiceAccountConfig;
 

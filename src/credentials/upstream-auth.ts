@@ -1,11 +1,11 @@
 /**
  * Signing in and out upstream, as the credentials need it: the service accounts sign in through
  * it, `login` and `logout` too. Declared here, where it is used, and implemented once over Mesh's
- * REST source (upstream/mesh-auth.ts); the runtime holds a handle that the server connects once
+ * REST source (gateway/mesh-auth.ts); the runtime holds a handle that the server connects once
  * Mesh is built, since the service accounts exist before it.
  */
 import type { SignInFailureCode } from './account-store';
-import type { UpstreamCredential } from './types';
+import type { UpstreamCredential } from '../upstream/credential';
 import type { UpstreamTarget } from '../upstream/target';
 
 export type UpstreamSignIn = { readonly ok: true; readonly credential: UpstreamCredential } | { readonly ok: false; readonly code: SignInFailureCode };

@@ -11,7 +11,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { GraphQLParams } from 'graphql-yoga';
 import { gatewayError } from '../errors';
-import { JSON_HEADERS } from '../http/json-response';
+import { JSON_HEADERS } from '../errors/json-response';
 import { upstreamStyleResponse } from './pass-through';
 
 /** The upstream's body for a JSON body it cannot parse (status 400). */

@@ -6,7 +6,7 @@
  * only when the upstream's answer authenticated it). Given to the front's audit log (useAuditLog's
  * `answered`).
  */
-import { asEmail, httpOutcome, statementCount, type AuditEntry } from '../observability/use-audit-log';
+import { asEmail, httpOutcome, statementCount, type AuditEntry } from '../audit/use-audit-log';
 import type { DropInStates } from './state';
 
 const FRONT_AUTH = /\/v2\/auth\/(sign_in|sign_out)$/;

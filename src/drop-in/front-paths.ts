@@ -42,7 +42,7 @@ for (const [endpoint, upstreamPath] of Object.entries(UPSTREAM_PATHS) as [FrontE
 export const FRONT_GRAPHQL_PATHS: readonly string[] = [...ROUTES.entries()].filter(([, route]) => route.endpoint === 'graphql').map(([path]) => path);
 
 /**
- * Whether a path is the front's: the edge's one question (src/server.ts), which sends the request
+ * Whether a path is the front's: the edge's one question (src/gateway/server.ts), which sends the request
  * to the front's own pipeline. Nothing past the edge asks it.
  */
 export function isFrontPath(pathname: string): boolean {

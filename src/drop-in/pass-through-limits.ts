@@ -16,7 +16,7 @@
 import { MaxTokensParserWLexer } from '@escape.tech/graphql-armor-max-tokens';
 import { validate, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { GatewayError, gatewayError } from '../errors';
-import { rootFields, selectedOperation } from '../gateway/root-fields';
+import { rootFields, selectedOperation } from '../request/root-fields';
 import { pdfAnswerRefusal } from '../protection/pdf-answer-limit';
 import { QUERY_LIMITS, queryLimitRules, queryTextRefusal } from '../protection/use-query-limits';
 import { bodyParams } from './body-params';

@@ -10,7 +10,7 @@
  * which strict clients and proxies in front of them treat as a different answer.
  */
 import { STATUS_CODES } from 'node:http';
-import { deviseAuthorization } from '../credentials/types';
+import { deviseAuthorization } from '../upstream/credential';
 import { type UpstreamTarget } from '../upstream/target';
 import { gatewayError } from '../errors';
 import type { UpstreamFetch } from '../upstream/fetch';

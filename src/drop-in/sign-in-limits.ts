@@ -9,7 +9,7 @@
  * be found still counts, under the empty e-mail, so another encoding cannot step around the limits.
  */
 import type { GatewayError } from '../errors';
-import { jsonResponse } from '../http/json-response';
+import { jsonResponse } from '../errors/json-response';
 import { bodyParams } from './body-params';
 import type { LoginAttempt, LoginLimits } from '../protection/login-limits';
 

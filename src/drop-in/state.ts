@@ -3,7 +3,7 @@
  * and written by the drop-in identity: how to answer as the upstream would.
  */
 import type { FieldNode } from 'graphql';
-import type { UpstreamCredential } from '../credentials/types';
+import type { UpstreamCredential } from '../upstream/credential';
 import { RequestSlot } from '../request/slot';
 
 export interface DropInState {

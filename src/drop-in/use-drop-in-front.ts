@@ -19,7 +19,7 @@
 import { OperationTypeNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config';
-import { credentialFromHeaders, type UpstreamCredential } from '../credentials/types';
+import { credentialFromHeaders, type UpstreamCredential } from '../upstream/credential';
 import type { Environment } from '../environment';
 import { errorResponse, GatewayError, gatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
@@ -30,7 +30,7 @@ import { anonymousCounterKey } from '../protection/use-anonymous-limit';
 import type { UpstreamFetch } from '../upstream/fetch';
 import type { UpstreamTarget } from '../upstream/target';
 import { framedAsUpstream, frontJsonParser, malformedJsonAnswer } from './front-answers';
-import { frontTarget } from './identity';
+import { frontTarget } from './front-identity';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
 import { checkPassThrough, readPassThrough, type PassThroughRequest } from './pass-through-limits';

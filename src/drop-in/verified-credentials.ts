@@ -10,7 +10,7 @@
  */
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { UpstreamCredential } from '../credentials/types';
+import type { UpstreamCredential } from '../upstream/credential';
 import type { DerivedKeys } from '../derived-keys';
 import type { RedisClient } from '../redis';
 

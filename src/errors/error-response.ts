@@ -4,7 +4,7 @@
  * shape: `{"errors":[{"message":…,"extensions":{"code":…}}]}`. One builder, so that a client
  * reads every such answer as it reads a GraphQL error.
  */
-import { JSON_HEADERS } from '../http/json-response';
+import { JSON_HEADERS } from './json-response';
 import { headersFor, type ErrorCode } from './codes';
 
 export interface ErrorResponseInit {

@@ -1,6 +1,6 @@
 /**
  * An upstream-only operation executed as one upstream call: the planned document and the client's
- * variables and operation name, sent with the identity's credential (upstream/brokered-fetch.ts:
+ * variables and operation name, sent with the identity's credential (identity/brokered-fetch.ts:
  * rotation, 401 handling, the timeout and the failure codes as on Mesh's path). The upstream's
  * answer becomes the execution result as Mesh's delegation would give it: the upstream's errors as
  * GraphQL errors at their paths (the error mapping then treats them as on Mesh's path), a failure
@@ -9,10 +9,10 @@
  */
 import { getDirectiveValues, GraphQLError, GraphQLIncludeDirective, GraphQLSkipDirective, OperationTypeNode, type ExecutionResult, type FieldNode } from 'graphql';
 import { gatewayError, GatewayError } from '../errors';
-import type { RequestIdentity } from '../identity/identity';
+import type { RequestIdentity } from '../identity/strategy';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
-import { brokeredFetch } from '../upstream/brokered-fetch';
+import { brokeredFetch } from '../identity/brokered-fetch';
 import { bodyText, type UpstreamFetch } from '../upstream/fetch';
 import type { UpstreamOutcomes } from '../upstream/outcome';
 import type { UpstreamTarget } from '../upstream/target';

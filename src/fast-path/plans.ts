@@ -1,14 +1,14 @@
 /**
  * A plan per (document, operation name), compiled once after the document was parsed, validated
  * and limited, and kept for as long as the parsed document is (a WeakMap on its executed
- * operation, gateway/executed.ts, which lives with the DocumentNode: Yoga's parse cache, bounded
+ * operation, request/executed.ts, which lives with the DocumentNode: Yoga's parse cache, bounded
  * in bytes, and the trusted documents hold the documents, so the plans need no bound of their own). A plan says whether the operation can be sent upstream as it is:
  * every root field is the upstream's own (not `login`, `logout`, `session`, nor a field the
  * gateway answers itself such as `statementDefinitions`), it is a query or a mutation, and it
  * selects no `pdf` (the PDF cache rewrites those answers). Everything else keeps Mesh's execution.
  */
 import { isNonNullType, Kind, OperationTypeNode, print, type DocumentNode, type FieldNode, type GraphQLObjectType, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
-import type { DocumentFacts, ExecutedOperation } from '../gateway/executed';
+import type { DocumentFacts, ExecutedOperation } from '../request/executed';
 
 /**
  * Upstream root fields the gateway answers itself (additional-resolvers/): never forwarded.
@@ -53,7 +53,7 @@ interface UpstreamRoots {
 
 export class DocumentPlans {
   private upstream: UpstreamRoots | undefined;
-  /** On the executed operation (gateway/executed.ts), itself found once per document and name. */
+  /** On the executed operation (request/executed.ts), itself found once per document and name. */
   private readonly plans = new WeakMap<ExecutedOperation, ForwardPlan | null>();
 
   constructor(private readonly documents: DocumentFacts) {}

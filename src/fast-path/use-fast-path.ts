@@ -8,22 +8,22 @@
  * execution.
  *
  * An answer without errors is written as the upstream's bytes, not serialised again, through
- * Yoga's public onResultProcess/setResultProcessor (http/raw-json-answers.ts), the bytes kept by
+ * Yoga's public onResultProcess/setResultProcessor (request/raw-json-answers.ts), the bytes kept by
  * this plugin instance.
  */
 import { getVariableValues, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { rawJsonAnswers } from '../http/raw-json-answers';
+import { rawJsonAnswers } from '../request/raw-json-answers';
 import type { IdentityContext } from '../identity/use-identity';
 import type { Forwarder } from './forward';
 import type { DocumentPlans } from './plans';
-import type { ExecutedOperation } from '../gateway/executed';
+import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 
 export interface FastPathOptions {
   readonly plans: DocumentPlans;
   readonly forwarder: Forwarder;
-  /** The executed operation of each request (gateway/executed.ts). */
+  /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
 }
 
@@ -34,7 +34,7 @@ export function useFastPath({ plans, forwarder, operations }: FastPathOptions): 
   return {
     onExecute({ args, setExecuteFn }) {
       const context = args.contextValue;
-      // Only an operation the pipeline found (gateway/executed.ts), and so identified and limited.
+      // Only an operation the pipeline found (request/executed.ts), and so identified and limited.
       const executed = operations.get(context.request);
       const plan = executed && plans.planOf(executed);
       if (!plan) return;

@@ -4,7 +4,7 @@
  */
 import type { GatewayConfig } from '../config';
 import { sameSiteWarnings } from '../config/same-site';
-import type { RunningGateway } from '../server';
+import type { RunningGateway } from './server';
 
 export function startBanner(config: GatewayConfig, gateway: RunningGateway): string {
   const lines: string[] = [];

@@ -8,7 +8,7 @@ import type { DefinitionsCache } from '../cache/definitions-cache';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LoginLimits } from '../protection/login-limits';
 import type { ClientAddresses } from '../protection/client-address';
-import type { BrowserSessionDependencies } from '../session/identity';
+import type { BrowserSessionDependencies } from '../session/session-identity';
 import type { UpstreamAuth } from '../credentials/upstream-auth';
 import type { UpstreamOutcomes } from '../upstream/outcome';
 

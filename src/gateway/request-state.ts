@@ -3,7 +3,7 @@
  * created once per gateway by createGatewayRuntime: two gateways in one process share none of it.
  * Plugins get only the slots they use; the module that writes a slot names what it holds.
  */
-import type { ExecutedOperation } from './executed';
+import type { ExecutedOperation } from '../request/executed';
 import { DropInStates } from '../drop-in/state';
 import { IdempotencyMarks } from '../idempotency/audit-mark';
 import { ClientAddresses } from '../protection/client-address';

@@ -4,18 +4,18 @@
  * `close()`; nothing is global, so two gateways can run in one process.
  */
 import { createForwarder, type Forwarder } from '../fast-path/forward';
-import { createRedisIdempotencyStore } from '../idempotency/redis-store';
-import { createMemoryIdempotencyStore, type IdempotencyStore } from '../idempotency/store';
+import { createRedisIdempotencyStore } from '../idempotency/redis-idempotency-store';
+import { createMemoryIdempotencyStore, type IdempotencyStore } from '../idempotency/idempotency-store';
 import { DocumentPlans } from '../fast-path/plans';
-import { DocumentFacts } from './executed';
+import { DocumentFacts } from '../request/executed';
 import { createRequestState, type RequestState } from './request-state';
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis';
 import type { Logger } from 'pino';
 import { createCaches, type Caches } from '../cache';
-import { createMemoryCacheStore } from '../cache/memory-store';
-import { createRedisCacheStore } from '../cache/redis-store';
-import type { CacheStore } from '../cache/store';
+import { createMemoryCacheStore } from '../cache/memory-cache-store';
+import { createRedisCacheStore } from '../cache/redis-cache-store';
+import type { CacheStore } from '../cache/cache-store';
 import type { GatewayConfig } from '../config';
 import { createServiceAccounts, type ServiceAccounts } from '../credentials';
 import { createCredentialCipher } from '../credentials/cipher';
@@ -23,7 +23,7 @@ import { connectableUpstreamAuth, type ConnectableUpstreamAuth } from '../creden
 import { createDerivedKeys, type DerivedKeys } from '../derived-keys';
 import { createInternalRequests, type InternalRequests } from '../http/internal-requests';
 import { createVerifiedCredentials, type VerifiedCredentials } from '../drop-in/verified-credentials';
-import type { EmbeddedUpstreams } from '../embedded-upstreams';
+import type { EmbeddedUpstreams } from './embedded-upstreams';
 import { ENVIRONMENTS, type Environment } from '../environment';
 import { createLifecycle, type Lifecycle } from '../observability/lifecycle';
 import { createLogEvents, type LogEvents } from '../observability/log-events';
@@ -33,16 +33,16 @@ import { createMemoryAccountBackoff, createRedisAccountBackoff } from '../protec
 import { createLoginLimits, type LoginLimits } from '../protection/login-limits';
 import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit, type RateLimitStore } from '../protection/rate-limiter';
 import { createRedisClient, waitForReady } from '../redis';
-import { createMemorySessionStore } from '../session/memory-store';
-import { createRedisSessionStore } from '../session/redis-store';
+import { createMemorySessionStore } from '../session/memory-session-store';
+import { createRedisSessionStore } from '../session/redis-session-store';
 import { createSessionCache } from '../session/session-cache';
 import { Sessions, type ActiveSession } from '../session/sessions';
-import type { SessionStore } from '../session/store';
+import type { SessionStore } from '../session/session-store';
 import { createUpstreamFetch, type UpstreamFetch } from '../upstream/fetch';
 import { createResilience } from '../upstream/resilience';
 import { upstreamTarget, type UpstreamTarget } from '../upstream/target';
 import type { Tracing } from '../tracing/provider';
-import { tracedUpstreamFetch } from '../tracing/upstream-spans';
+import { tracedUpstreamFetch } from '../upstream/upstream-spans';
 import type { TraceContexts } from '../tracing/context';
 
 export interface GatewayRuntime {
@@ -98,7 +98,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   const missing = ENVIRONMENTS.filter((environment) => !config.upstreamUrls[environment]);
   // Imported only when needed: a production start (upstream URLs set) loads nothing of the
   // emulator, and the compiled build (dist/) does not contain it.
-  const embedded = missing.length ? await (await import('../embedded-upstreams.js')).startEmbeddedUpstreams() : undefined;
+  const embedded = missing.length ? await (await import('./embedded-upstreams.js')).startEmbeddedUpstreams() : undefined;
   const baseUrl = (environment: Environment) => config.upstreamUrls[environment] ?? embedded?.[environment].url ?? '';
   const upstreams = { sandbox: upstreamTarget('sandbox', baseUrl('sandbox')), production: upstreamTarget('production', baseUrl('production')) };
 

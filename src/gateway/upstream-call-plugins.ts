@@ -7,7 +7,7 @@
 import type { MeshPlugin } from '@graphql-mesh/types';
 import { usePdfCache } from '../cache/use-pdf-cache';
 import type { IdentityContext } from '../identity/use-identity';
-import { useCredentialBroker } from '../upstream/use-credential-broker';
+import { useCredentialBroker } from '../identity/use-credential-broker';
 import type { GatewayRuntime } from './runtime';
 
 export function upstreamCallPlugins(runtime: GatewayRuntime): MeshPlugin<IdentityContext>[] {

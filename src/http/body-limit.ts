@@ -2,7 +2,7 @@
  * The request body limit (MAX_BODY_BYTES), before Yoga reads anything.
  *
  * - A `Content-Length` within the limit goes straight on: Node's parser never reads past it, so
- *   nothing needs counting (the fast path; Yoga's own size check is off, see server.ts).
+ *   nothing needs counting (the fast path; Yoga's own size check is off, see gateway/server.ts).
  * - A chunked body (streaming clients: Node's http.request without a length, Go's io.Pipe, Java's
  *   BodyPublishers.ofInputStream, `curl -T -`) is counted while it arrives and handed to Yoga
  *   whole once complete; Yoga would read it whole into memory anyway.

@@ -8,7 +8,7 @@
  * as X-CSRF). `Vary: Origin` is on every answer (src/http/edge.ts).
  */
 import type { CORSOptions } from 'graphql-yoga';
-import { pathnameOf } from './url-path';
+import { pathnameOf } from '../request/url-path';
 
 /** What a frontend sends: JSON, the CSRF header, its own request id, trace context, cache and idempotency controls. */
 const ALLOWED_HEADERS = ['content-type', 'accept', 'x-csrf', 'x-request-id', 'traceparent', 'tracestate', 'baggage', 'cache-control', 'idempotency-key'];

@@ -4,7 +4,7 @@
  * how that read's answer becomes a PDF, a 404 or the read's own error.
  */
 import { DEFAULT_MESSAGES, ERROR_STATUS, errorResponse, isErrorCode } from '../errors';
-import { JSON_HEADERS } from './json-response';
+import { JSON_HEADERS } from '../errors/json-response';
 
 /** The read: the generic statement type carries the form's identifier (`formType`, e.g. `fw2`). */
 export const PDF_QUERY = 'query StatementPdf($ids: [String!]) { getStatements(otxIds: $ids) { statements { nodes { otxId uploaderId formType pdf } } } }';

@@ -7,7 +7,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { DerivedKeys } from '../derived-keys';
-import type { RecordName } from './store';
+import type { RecordName } from './idempotency-store';
 
 /** What is replayed: the status, the headers that describe the body, and the body's bytes as text. */
 export interface StoredAnswer {

@@ -23,8 +23,8 @@ import type { StoreHealth } from '../observability/store-health';
 import type { IdempotencyMarks } from './audit-mark';
 import { idempotencyKeyOf, requestFingerprint } from './request-key';
 import { openAnswer, sealAnswer, type StoredAnswer } from './sealed-answer';
-import type { IdempotencyStore, RecordName } from './store';
-import type { ExecutedOperation } from '../gateway/executed';
+import type { IdempotencyStore, RecordName } from './idempotency-store';
+import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 import type { UpstreamOutcomes } from '../upstream/outcome';
 
@@ -42,7 +42,7 @@ export interface IdempotencyOptions {
   readonly metrics: GatewayMetrics;
   readonly log: LogEvents;
   readonly clock: () => number;
-  /** The executed operation of each request (gateway/executed.ts). */
+  /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
   /** Each request's upstream outcome (upstream/outcome.ts). */
   readonly outcomes: UpstreamOutcomes;

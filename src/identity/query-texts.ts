@@ -6,7 +6,7 @@
  * an Authorization header; an anonymous caller may not.
  */
 import { gatewayError, type GatewayError } from '../errors';
-import type { IdentityStrategy } from './identity';
+import type { IdentityStrategy } from './strategy';
 
 /** The refusal a request sending a query text gets, or undefined when it may send one. */
 export function queryTextRefusal(strategies: readonly IdentityStrategy[]): (request: Request) => GatewayError | undefined {

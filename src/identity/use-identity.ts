@@ -8,8 +8,8 @@ import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors';
 import type { UpstreamTarget } from '../upstream/target';
 import { countsAsActivity } from './activity';
-import type { IdentityStrategy, RequestIdentity } from './identity';
-import type { ExecutedOperation } from '../gateway/executed';
+import type { IdentityStrategy, RequestIdentity } from './strategy';
+import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 
 /** Root fields an anonymous caller may use (the contract's list, `logout` which is idempotent, and `__typename`). */
@@ -45,7 +45,7 @@ export interface IdentityOptions {
   readonly production: boolean;
   /** Where an anonymous request's upstream calls go. */
   readonly defaultUpstream: (request: Request) => UpstreamTarget;
-  /** The executed operation of each request (gateway/executed.ts). */
+  /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
   /** The upstream user each request acted as, for its access log line. */
   readonly uid: RequestSlot<string>;

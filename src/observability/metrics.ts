@@ -7,7 +7,7 @@ import type { Environment } from '../environment';
 
 export type CacheName = 'definitions' | 'statements' | 'pdf';
 export type CacheResult = 'hit' | 'miss' | 'stale';
-export type UpstreamOutcome = 'ok' | 'error' | 'timeout';
+export type UpstreamCallResult = 'ok' | 'error' | 'timeout';
 export type IdempotencyResult = 'stored' | 'replayed' | 'in_use' | 'reused';
 export type SessionEvent = 'login' | 'logout' | 'expired' | 'rejected';
 /** The shared dependencies /readiness reports on. */
@@ -35,7 +35,7 @@ export interface GatewayMetrics {
    * The contract's `statement_gateway_upstream_request_duration_seconds{environment, operation,
    * outcome}`: one upstream HTTP call, until its answer's headers (or its failure).
    */
-  upstreamRequest(environment: Environment, operation: string, outcome: UpstreamOutcome, seconds: number): void;
+  upstreamRequest(environment: Environment, operation: string, outcome: UpstreamCallResult, seconds: number): void;
   /** The contract's `statement_gateway_sessions_total{event}`. */
   session(event: SessionEvent): void;
   sessionCacheLookup(result: 'hit' | 'miss'): void;

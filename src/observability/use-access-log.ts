@@ -7,8 +7,8 @@
  * client's line, so one download is one line.
  */
 import type { Plugin } from 'graphql-yoga';
-import type { ExecutedOperation } from '../gateway/executed';
-import { pathnameOf } from '../http/url-path';
+import type { ExecutedOperation } from '../request/executed';
+import { pathnameOf } from '../request/url-path';
 import type { RequestSlot } from '../request/slot';
 import type { LogEvents } from './log-events';
 
@@ -19,7 +19,7 @@ export interface AccessLogOptions {
   readonly startedAt: RequestSlot<number>;
   /** The upstream user a request acted as, once known (an identity, a front sign-in's answer). */
   readonly uid: RequestSlot<string>;
-  /** The executed operation of each request (gateway/executed.ts). */
+  /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
   /** Internal request -> the client's request it serves (a PDF download's read). */
   readonly onBehalfOf: RequestSlot<Request>;

@@ -12,7 +12,7 @@
  * Our own hook rather than @envelop/rate-limiter: the library counts per field name with a store
  * of timestamp lists that two replicas can interleave, visits the whole document (sibling
  * operations included) with TypeInfo, and says who asks only through its internal field-identity
- * string. The root fields are already found once (gateway/executed.ts), and the counter store
+ * string. The root fields are already found once (request/executed.ts), and the counter store
  * (rate-limiter.ts) admits a weight in one atomic step, exactly as useRateLimits does per identity.
  */
 import { createHash } from 'node:crypto';
@@ -23,7 +23,7 @@ import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import { addressGroup, type ClientAddresses } from './client-address';
 import { overLimit, type RateLimitStore } from './rate-limiter';
-import type { ExecutedOperation } from '../gateway/executed';
+import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 
 const LOGIN_ONLY = new Set(['login', '__typename']);
@@ -37,7 +37,7 @@ export interface AnonymousLimitOptions {
   readonly counters: RateLimitStore;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
-  /** The executed operation of each request (gateway/executed.ts). */
+  /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
   /** Each request's client address (useClientAddress). */
   readonly addresses: ClientAddresses;
@@ -47,7 +47,7 @@ export function useAnonymousLimit({ limit, counters, log, metrics, operations, a
   return {
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue;
-      // Found once (gateway/executed.ts); without a selectable operation graphql-js refuses the document.
+      // Found once (request/executed.ts); without a selectable operation graphql-js refuses the document.
       const executed = operations.get(context.request);
       if (!executed || context.identity) return;
       const names = executed.fields.map((field) => field.name.value);

@@ -83,7 +83,7 @@ export function queryLimitRules(): ValidationRule[] {
 }
 
 /**
- * Batching is off (server.ts): a batch is refused as over the batch limit (the contract's
+ * Batching is off (gateway/server.ts): a batch is refused as over the batch limit (the contract's
  * QUERY_TOO_COMPLEX). Yoga's own refusal, which runs after the gateway's plugins, would say
  * BAD_REQUEST.
  */

@@ -2,7 +2,7 @@
  * RATE_LIMIT_SESSION on executed GraphQL operations, after useIdentity found who acts: root
  * fields in total per identity (a browser session, a drop-in front credential), an operation of n
  * root fields (aliases included) weighing n. A count per field name would multiply the limit by the
- * number of fields in the schema. It is counted directly from the root fields found once (gateway/executed.ts):
+ * number of fields in the schema. It is counted directly from the root fields found once (request/executed.ts):
  * @envelop/rate-limiter visits the whole document with TypeInfo per request, a large share of a
  * pass-through request's CPU (bench/README.md); the anonymous limit counts the same way
  * (use-anonymous-limit.ts). Fails open (the counters: while Redis is away each replica counts
@@ -14,7 +14,7 @@ import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import { overLimit, type RateLimitStore } from './rate-limiter';
-import type { ExecutedOperation } from '../gateway/executed';
+import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 
 export interface RateLimitsOptions {
@@ -23,7 +23,7 @@ export interface RateLimitsOptions {
   readonly counters: RateLimitStore;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
-  /** The executed operation of each request (gateway/executed.ts). */
+  /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
 }
 

@@ -10,9 +10,9 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Environment } from '../environment';
 import { isLegacySealed, type CredentialCipher } from '../credentials/cipher';
-import type { UpstreamCredential } from '../credentials/types';
+import type { UpstreamCredential } from '../upstream/credential';
 import type { SessionCache } from './session-cache';
-import type { PeekResult, SessionStore, TouchResult } from './store';
+import type { PeekResult, SessionStore, TouchResult } from './session-store';
 
 /** 256 bits from the CSPRNG, base64url (43 characters). */
 const ID_BYTES = 32;

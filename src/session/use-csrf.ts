@@ -7,7 +7,7 @@ import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import { checkCsrf, csrfLogFields, csrfMessage } from './csrf';
-import type { ExecutedOperation } from '../gateway/executed';
+import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 import type { SessionCookies } from './cookie';
 
@@ -18,7 +18,7 @@ export interface CsrfOptions {
   readonly log: LogEvents;
   /** Requests that never act with the session cookie. */
   readonly exempt: (request: Request) => boolean;
-  /** The executed operation of each request (gateway/executed.ts). */
+  /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
   /** The session id each request's cookie carries. */
   readonly sessionCookies: SessionCookies;

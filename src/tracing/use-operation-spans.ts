@@ -8,7 +8,7 @@
 import { SpanStatusCode, trace, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { DocumentFacts } from '../gateway/executed';
+import type { DocumentFacts } from '../request/executed';
 import type { Tracing } from './provider';
 
 const MAX_NAME = 128;

@@ -18,7 +18,7 @@ import { request } from 'undici';
 import type { Environment } from '../environment';
 import { gatewayError, type GatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
-import type { GatewayMetrics, UpstreamOutcome } from '../observability/metrics';
+import type { GatewayMetrics, UpstreamCallResult } from '../observability/metrics';
 import { createResilience, retryAfterMs, type UpstreamResilience } from './resilience';
 
 export interface UpstreamCall {
@@ -221,7 +221,7 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
 
     const attempt = async (): Promise<Attempt> => {
       const started = performance.now();
-      const observe = (outcome: UpstreamOutcome) => options.metrics.upstreamRequest(call.environment, call.operation, outcome, (performance.now() - started) / 1000);
+      const observe = (outcome: UpstreamCallResult) => options.metrics.upstreamRequest(call.environment, call.operation, outcome, (performance.now() - started) / 1000);
       let response: Response;
       try {
         // The whole answer is read inside (undiciFetch), so the timeout covers the body as well.

@@ -19,9 +19,9 @@ function naming(identifier: string): string[] {
 }
 
 describe('the routing between the two products', () => {
-  it('asks whether a request is the front\'s only at the edge: isFrontPath is named by its definition and src/server.ts alone', () => {
+  it('asks whether a request is the front\'s only at the edge: isFrontPath is named by its definition and src/gateway/server.ts alone', () => {
     expect(files.length).toBeGreaterThan(50);
-    expect(naming('isFrontPath')).toEqual(['src/drop-in/front-paths.ts', 'src/server.ts']);
+    expect(naming('isFrontPath')).toEqual(['src/drop-in/front-paths.ts', 'src/gateway/server.ts']);
   });
 
   it('has no predicate past the edge that tells a front request from a /graphql one (isDropInRequest)', () => {

@@ -20,7 +20,7 @@
  *    - src/config/ imports only src/config/ and src/environment.ts: the configuration is read
  *      and validated before any part of the pipeline exists;
  *    - src/errors/'s codes and helpers (every file there but its use-*.ts plugins) import only
- *      src/errors/ and src/http/json-response.ts (a leaf: the headers of every JSON answer):
+ *      src/errors/ and src/errors/json-response.ts (a leaf: the headers of every JSON answer):
  *      every layer builds its client-facing errors with them;
  *    - nothing imports the entry points src/main.ts, emulator/main.ts and .meshrc.ts.
  * `npx tsx scripts/import-graph.ts` prints the circles of the whole graph, `--dot` the folders.
@@ -77,7 +77,7 @@ const DIRECTION_RULES: readonly DirectionRule[] = [
   {
     rule: "src/errors/'s codes and helpers import only src/errors/ and the JSON answer's headers",
     from: isErrorHelper,
-    forbidden: not(under('src/errors', 'src/http/json-response.ts')),
+    forbidden: not(under('src/errors', 'src/errors/json-response.ts')),
   },
   { rule: 'nothing imports src/main.ts, emulator/main.ts or .meshrc.ts', from: () => true, forbidden: under('src/main.ts', 'emulator/main.ts', '.meshrc.ts') },
 ];

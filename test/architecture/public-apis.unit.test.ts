@@ -7,7 +7,7 @@
  *    limit counts the root fields itself, protection/use-anonymous-limit.ts).
  * 2. Nothing defines a property named `stringify` (Yoga serialises with one when a result carries
  *    it): bytes the gateway holds are written through Yoga's public setResultProcessor
- *    (http/raw-json-answers.ts).
+ *    (request/raw-json-answers.ts).
  * 3. src/errors/ tells errors apart by their code or shape, never by a test of their message:
  *    refusals carry their code from where they are made (protection/use-query-limits.ts).
  * 4. No regular expression in src/ spells graphql-armor's or Yoga's refusal wording.

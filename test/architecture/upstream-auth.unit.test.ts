@@ -1,7 +1,7 @@
 /**
  * One sign-in and one sign-out upstream, outside the drop-in front's pass-through (which must
  * return the upstream's own bytes and stays a proxy): the REST paths are described once, in the
- * Mesh source of .meshrc.ts; one module calls those hidden operations (src/upstream/mesh-auth.ts);
+ * Mesh source of .meshrc.ts; one module calls those hidden operations (src/gateway/mesh-auth.ts);
  * and only the server, which builds Mesh, makes it. `login`, `logout` and the service accounts
  * reach it through the runtime's UpstreamAuth, never with a fetch of their own.
  */
@@ -12,7 +12,7 @@ import { isUnder, listSourceFiles, ROOT } from '../../scripts/source-graph';
 
 const GATEWAY_CODE = ['.meshrc.ts', 'src', 'additional-resolvers'];
 const DROP_IN = 'src/drop-in';
-const MESH_AUTH = 'src/upstream/mesh-auth.ts';
+const MESH_AUTH = 'src/gateway/mesh-auth.ts';
 
 const files = listSourceFiles(ROOT, GATEWAY_CODE).filter((file) => !isUnder(file, DROP_IN));
 const textOf = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -32,6 +32,6 @@ describe('sign-in and sign-out upstream', () => {
   });
 
   it('are built by the server alone (the runtime holds the connected handle)', () => {
-    expect(naming(/from '[^']*\/mesh-auth'/)).toEqual(['src/server.ts']);
+    expect(naming(/from '[^']*\/mesh-auth'/)).toEqual(['src/gateway/server.ts']);
   });
 });

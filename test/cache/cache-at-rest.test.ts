@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { identityScope } from '../../src/cache/scope';
 import { createSealedValues } from '../../src/cache/sealed-values';
-import { cacheKeys } from '../../src/cache/store';
+import { cacheKeys } from '../../src/cache/cache-store';
 import { createDerivedKeys } from '../../src/derived-keys';
 import { upstreamTarget } from '../../src/upstream/target';
 import { signedInUser, takeUpstreamRequests, type TestUser } from '../support/cache';

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMemoryCacheStore } from '../../src/cache/memory-store';
-import { createRedisCacheStore } from '../../src/cache/redis-store';
-import { UNKNOWN_GENERATION, type CacheStore } from '../../src/cache/store';
+import { createMemoryCacheStore } from '../../src/cache/memory-cache-store';
+import { createRedisCacheStore } from '../../src/cache/redis-cache-store';
+import { UNKNOWN_GENERATION, type CacheStore } from '../../src/cache/cache-store';
 import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -7,18 +7,18 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countOperation, DEFINITION_NAMES as NAMES, definitionsCallsForConcurrentReads, signedInUser, takeUpstreamRequests } from '../support/cache';
 import { control, useEmulator } from '../support/emulator';
-import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type TestGateway } from '../support/gateway';
 import { scrape } from '../support/metrics';
 import { upstreamTarget } from '../../src/upstream/target';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
-const gateways: GatewayProcess[] = [];
+const gateways: TestGateway[] = [];
 const redis = new Redis(TEST_REDIS_URL);
 
 const FIELDS = '{ statementDefinitions { definitions { identifier title fields { identifier dataType } } } }';
 
-async function startGateway(extra: Record<string, string> = {}): Promise<GatewayProcess> {
+async function startGateway(extra: Record<string, string> = {}): Promise<TestGateway> {
   const gateway = await startTestGateway({
     UPSTREAM_SANDBOX_URL: sandbox.url,
     UPSTREAM_PRODUCTION_URL: production.url,
@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 describe('the definitions cache', () => {
-  let gateway: GatewayProcess;
+  let gateway: TestGateway;
   beforeAll(async () => {
     gateway = await startGateway({ CACHE_DEFINITIONS_FRESH: '1h' });
   });
@@ -126,9 +126,9 @@ describe('the shared definitions entry in Redis', () => {
 });
 
 describe('stale definitions', () => {
-  let gateway: GatewayProcess;
+  let gateway: TestGateway;
   /** A gateway that has served nothing yet: no copy of its own. */
-  let cold: GatewayProcess;
+  let cold: TestGateway;
   beforeAll(async () => {
     await clearSharedDefinitions();
     [gateway, cold] = await Promise.all([startGateway({ CACHE_DEFINITIONS_FRESH: '1s' }), startGateway({ CACHE_DEFINITIONS_FRESH: '1s' })]);
@@ -175,7 +175,7 @@ describe('stale definitions', () => {
 });
 
 describe('concurrent misses', () => {
-  let replicas: GatewayProcess[] = [];
+  let replicas: TestGateway[] = [];
   beforeAll(async () => {
     replicas = await Promise.all([startGateway(), startGateway()]);
   });

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createMemoryCacheStore } from '../../src/cache/memory-store';
+import { createMemoryCacheStore } from '../../src/cache/memory-cache-store';
 import { createSealedValues, sealGroupMembers } from '../../src/cache/sealed-values';
 import { createDerivedKeys } from '../../src/derived-keys';
 

@@ -5,7 +5,7 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createCredentialCipher, type CredentialBinding } from '../../src/credentials/cipher';
-import type { UpstreamCredential } from '../../src/credentials/types';
+import type { UpstreamCredential } from '../../src/upstream/credential';
 
 const CREDENTIAL: UpstreamCredential = { accessToken: 'token-of-alice', client: 'client-1', uid: 'alice@example.com', expiry: 2_000_000_000 };
 const ALICE: CredentialBinding = { record: 'sgw:session:abc', environment: 'sandbox', uid: 'alice@example.com' };

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { takeUpstreamRequests, type UpstreamRequest } from '../support/cache';
 import { control, seed, signInRaw } from '../support/emulator';
-import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type TestGateway } from '../support/gateway';
 import { callWithKey, serviceAccountsEnv, testServiceAccount, type TestServiceAccount } from '../support/service-accounts';
 
 const GREETING = '{ secretGreeting { response } }';
@@ -29,7 +29,7 @@ const accounts = {
 const signIns = (requests: readonly UpstreamRequest[]) => requests.filter((request) => request.path === '/v2/auth/sign_in');
 
 let emulator: RunningEmulator;
-let gateways: GatewayProcess[] = [];
+let gateways: TestGateway[] = [];
 const [first, second] = [() => gateways[0]!.url, () => gateways[1]!.url];
 
 beforeAll(async () => {

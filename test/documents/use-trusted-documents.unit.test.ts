@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { loadTrustedDocuments } from '../../src/config/trusted-documents';
 import { useTrustedDocuments, type TrustedDocumentsOptions } from '../../src/documents/use-trusted-documents';
 import { gatewayError } from '../../src/errors';
-import { useErrorMapping } from '../../src/errors/use-error-mapping';
+import { useErrorMapping } from '../../src/http/use-error-mapping';
 import { createMetrics } from '../../src/observability/metrics';
 import { QUERY_LIMITS, useQueryLimits } from '../../src/protection/use-query-limits';
 import { capturedLog } from '../support/captured-log';

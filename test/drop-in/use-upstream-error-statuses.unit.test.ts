@@ -7,7 +7,7 @@ import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useUpstreamErrorStatuses } from '../../src/drop-in/use-upstream-error-statuses';
 import { gatewayError } from '../../src/errors';
-import { useErrorMapping } from '../../src/errors/use-error-mapping';
+import { useErrorMapping } from '../../src/http/use-error-mapping';
 import { createMetrics } from '../../src/observability/metrics';
 import { capturedLog } from '../support/captured-log';
 import { yogaWith } from '../support/yoga';

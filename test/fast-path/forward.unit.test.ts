@@ -6,10 +6,10 @@
 import { Writable } from 'node:stream';
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import type { RequestIdentity } from '../../src/identity/identity';
+import type { RequestIdentity } from '../../src/identity/strategy';
 import { createForwarder } from '../../src/fast-path/forward';
 import { DocumentPlans, type ForwardPlan } from '../../src/fast-path/plans';
-import { DocumentFacts } from '../../src/gateway/executed';
+import { DocumentFacts } from '../../src/request/executed';
 import { createLogEvents } from '../../src/observability/log-events';
 import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';

@@ -6,7 +6,7 @@ import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { resolvers } from '../../additional-resolvers';
 import { DocumentPlans, GATEWAY_RESOLVED_FIELDS } from '../../src/fast-path/plans';
-import { DocumentFacts } from '../../src/gateway/executed';
+import { DocumentFacts } from '../../src/request/executed';
 import { upstreamSchema } from '../support/upstream-schema';
 
 const upstream = upstreamSchema();

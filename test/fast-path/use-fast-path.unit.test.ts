@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Forwarder } from '../../src/fast-path/forward';
 import { DocumentPlans } from '../../src/fast-path/plans';
 import { useFastPath } from '../../src/fast-path/use-fast-path';
-import { useExecutedOperation } from '../../src/gateway/executed';
+import { useExecutedOperation } from '../../src/request/executed';
 import { requestState } from '../support/request-state';
 
 const BYTES = '{ "data" : { "secretGreeting" : { "response" : "hi" } } }';

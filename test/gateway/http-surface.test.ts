@@ -4,9 +4,9 @@
  */
 import { createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useGraphiQLPage } from '../../src/observability/graphiql/use-graphiql-page';
+import { useGraphiQLPage } from '../../src/ops/graphiql/use-graphiql-page';
 import { DEMO_ACCOUNT, signIn } from '../support/emulator';
-import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type GatewayProcess } from '../support/gateway';
+import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators, type TestGateway } from '../support/gateway';
 
 // The emulators and the test Redis are plain http:// and redis:// on loopback.
 const { sandbox, production, gateway } = useGatewayOnEmulators({ ALLOWED_ORIGINS: 'https://app.example.com', NODE_ENV: 'production', ALLOW_INSECURE_TRANSPORT: 'true' });
@@ -205,7 +205,7 @@ describe('what every answer carries', () => {
 });
 
 describe('without COOKIE_SECURE', () => {
-  let plain: GatewayProcess | undefined;
+  let plain: TestGateway | undefined;
   beforeAll(async () => {
     plain = await startTestGateway({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, COOKIE_SECURE: 'false' });
   });

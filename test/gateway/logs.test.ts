@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT } from '../support/emulator';
-import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayBehindRecordingProxy, type GatewayProcess } from '../support/gateway';
+import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayBehindRecordingProxy, type TestGateway } from '../support/gateway';
 import { ADD_NEC, VALID_NEC } from '../support/statements';
 
 const setup = useGatewayBehindRecordingProxy({ LOG_LEVEL: 'trace' });
@@ -49,7 +49,7 @@ describe('logs', () => {
 });
 
 describe('request ids', () => {
-  let proxied: GatewayProcess | undefined;
+  let proxied: TestGateway | undefined;
   beforeAll(async () => {
     proxied = await startTestGateway({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, TRUST_PROXY: '1' });
   });

@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { startGateway, type RunningGateway } from '../../src/server';
+import { startGateway, type RunningGateway } from '../../src/gateway/server';
 import { DEMO_ACCOUNT, useEmulator } from '../support/emulator';
 import { Browser } from '../support/gateway';
 

@@ -7,13 +7,13 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT, useEmulator } from '../support/emulator';
-import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type TestGateway } from '../support/gateway';
 import { scrape } from '../support/metrics';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
 const redis = new Redis(TEST_REDIS_URL);
-let gateway: GatewayProcess | undefined;
+let gateway: TestGateway | undefined;
 afterEach(async () => {
   await gateway?.stop();
   gateway = undefined;
@@ -26,7 +26,7 @@ const FAILURES = 3;
 const COOLDOWN_MS = 1_000;
 
 /** A gateway whose circuits open after three failed calls for a second; no retries, so calls are attempts. */
-async function signedIn(extra: Record<string, string> = {}): Promise<{ gateway: GatewayProcess; browser: Browser }> {
+async function signedIn(extra: Record<string, string> = {}): Promise<{ gateway: TestGateway; browser: Browser }> {
   gateway = await startTestGateway({
     UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
     UPSTREAM_RETRIES: '0', UPSTREAM_CIRCUIT_FAILURES: String(FAILURES), UPSTREAM_CIRCUIT_COOLDOWN: `${COOLDOWN_MS}ms`, ...extra,

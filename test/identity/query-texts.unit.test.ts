@@ -8,13 +8,13 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { serviceAccountStrategy } from '../../src/credentials/identity';
+import { serviceAccountStrategy } from '../../src/credentials/service-account-identity';
 import type { ServiceAccount } from '../../src/credentials/service-accounts';
-import { dropInStrategy } from '../../src/drop-in/identity';
+import { dropInStrategy } from '../../src/drop-in/front-identity';
 import { createVerifiedCredentials } from '../../src/drop-in/verified-credentials';
 import { queryTextRefusal } from '../../src/identity/query-texts';
 import { createMemoryRateLimitStore } from '../../src/protection/rate-limiter';
-import { browserSessionStrategy } from '../../src/session/identity';
+import { browserSessionStrategy } from '../../src/session/session-identity';
 import { browserSessions, serviceAccountsFor, specKeys, specUpstreams } from '../support/identities';
 
 const KEY = 'sgw_query-texts-spec-key-0123456789';

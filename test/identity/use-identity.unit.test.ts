@@ -8,17 +8,17 @@
  */
 import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { serviceAccountStrategy } from '../../src/credentials/identity';
-import { dropInStrategy, frontTarget } from '../../src/drop-in/identity';
+import { serviceAccountStrategy } from '../../src/credentials/service-account-identity';
+import { dropInStrategy, frontTarget } from '../../src/drop-in/front-identity';
 import { createVerifiedCredentials } from '../../src/drop-in/verified-credentials';
-import { useErrorMapping } from '../../src/errors/use-error-mapping';
-import { useExecutedOperation } from '../../src/gateway/executed';
+import { useErrorMapping } from '../../src/http/use-error-mapping';
+import { useExecutedOperation } from '../../src/request/executed';
 import type { IdentityContext } from '../../src/identity/use-identity';
 import { useIdentity } from '../../src/identity/use-identity';
 import { createMemoryRateLimitStore } from '../../src/protection/rate-limiter';
 import { useSessionCookies } from '../../src/session/cookie-jar';
-import { browserSessionStrategy } from '../../src/session/identity';
-import { createRedisSessionStore } from '../../src/session/redis-store';
+import { browserSessionStrategy } from '../../src/session/session-identity';
+import { createRedisSessionStore } from '../../src/session/redis-session-store';
 import { createRedisClient } from '../../src/redis';
 import { parseRedisTarget } from '../../src/config/redis-url';
 import { browserSessions, frontState, serviceAccountsFor, specKeys, specUpstreams } from '../support/identities';

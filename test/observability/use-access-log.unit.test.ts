@@ -7,17 +7,17 @@
  */
 import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useErrorMapping } from '../../src/errors/use-error-mapping';
-import { useExecutedOperation } from '../../src/gateway/executed';
+import { useErrorMapping } from '../../src/http/use-error-mapping';
+import { useExecutedOperation } from '../../src/request/executed';
 import { useRoutes } from '../../src/http/use-routes';
 import { useIdentity, type IdentityContext } from '../../src/identity/use-identity';
 import { useAccessLog } from '../../src/observability/use-access-log';
-import { useHealth } from '../../src/observability/use-health';
+import { useHealth } from '../../src/ops/use-health';
 import { setSessionCookie } from '../../src/session/cookie';
 import { useSessionCookies } from '../../src/session/cookie-jar';
-import { browserSessionStrategy } from '../../src/session/identity';
-import { createMemoryCacheStore } from '../../src/cache/memory-store';
-import { createMemorySessionStore } from '../../src/session/memory-store';
+import { browserSessionStrategy } from '../../src/session/session-identity';
+import { createMemoryCacheStore } from '../../src/cache/memory-cache-store';
+import { createMemorySessionStore } from '../../src/session/memory-session-store';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
 

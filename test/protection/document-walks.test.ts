@@ -8,7 +8,7 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { pdfsSelected } from '../../src/protection/pdf-answer-limit';
-import { rootFields, selectedOperation } from '../../src/gateway/root-fields';
+import { rootFields, selectedOperation } from '../../src/request/root-fields';
 import { WalkBudget } from '../../src/protection/walk-budget';
 import { countOperation, signedInUser, takeUpstreamRequests } from '../support/cache';
 import { useGatewayOnEmulators } from '../support/gateway';

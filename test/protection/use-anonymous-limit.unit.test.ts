@@ -7,13 +7,13 @@
  */
 import { createSchema } from 'graphql-yoga';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useErrorMapping } from '../../src/errors/use-error-mapping';
-import { useExecutedOperation } from '../../src/gateway/executed';
+import { useErrorMapping } from '../../src/http/use-error-mapping';
+import { useExecutedOperation } from '../../src/request/executed';
 import { useIdentity } from '../../src/identity/use-identity';
 import { useClientAddress } from '../../src/protection/client-address';
 import { createMemoryRateLimitStore, type RateLimitStore } from '../../src/protection/rate-limiter';
 import { useAnonymousLimit } from '../../src/protection/use-anonymous-limit';
-import { browserSessionStrategy } from '../../src/session/identity';
+import { browserSessionStrategy } from '../../src/session/session-identity';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { fromAddress, yogaWith } from '../support/yoga';
 

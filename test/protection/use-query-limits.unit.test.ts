@@ -8,7 +8,7 @@
 import { buildSchema, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/errors';
-import { useErrorMapping } from '../../src/errors/use-error-mapping';
+import { useErrorMapping } from '../../src/http/use-error-mapping';
 import { createMetrics } from '../../src/observability/metrics';
 import { MAX_PDFS_PER_ANSWER } from '../../src/protection/pdf-answer-limit';
 import { QUERY_LIMITS, queryLimitRules, useQueryLimits, type QueryLimitsOptions } from '../../src/protection/use-query-limits';

@@ -7,13 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signedInUser } from '../support/cache';
 import { useEmulator } from '../support/emulator';
-import { Browser, startTestGateway, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { Browser, startTestGateway, TEST_REDIS_URL, type TestGateway } from '../support/gateway';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
 const READ = '{ getStatements { statements { nodes { otxId } } } }';
 
-let running: GatewayProcess | undefined;
+let running: TestGateway | undefined;
 afterEach(async () => {
   await running?.stop();
   running = undefined;

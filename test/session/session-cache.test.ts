@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSessionCache, type SessionCache } from '../../src/session/session-cache';
 import { DEMO_ACCOUNT } from '../support/emulator';
-import { Browser, TEST_REDIS_URL, useGatewayReplicas, type GatewayProcess } from '../support/gateway';
+import { Browser, TEST_REDIS_URL, useGatewayReplicas, type TestGateway } from '../support/gateway';
 import { scrape } from '../support/metrics';
 
 const GREETING = '{ secretGreeting { response } }';
@@ -18,13 +18,13 @@ const replicaA = () => gateways[0]!;
 const replicaB = () => gateways[1]!;
 
 /** The same cookie on the other replica. */
-function on(gateway: GatewayProcess, browser: Browser): Browser {
+function on(gateway: TestGateway, browser: Browser): Browser {
   const other = new Browser(gateway.url);
   other.cookie = browser.cookie;
   return other;
 }
 
-async function lookups(gateway: GatewayProcess): Promise<{ hit: number; miss: number }> {
+async function lookups(gateway: TestGateway): Promise<{ hit: number; miss: number }> {
   const metrics = await scrape(gateway.url);
   return { hit: metrics.sum(LOOKUPS, { result: 'hit' }), miss: metrics.sum(LOOKUPS, { result: 'miss' }) };
 }

@@ -2,11 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCredentialCipher } from '../../src/credentials/cipher';
-import type { UpstreamCredential } from '../../src/credentials/types';
-import { createMemorySessionStore } from '../../src/session/memory-store';
-import { createRedisSessionStore } from '../../src/session/redis-store';
+import type { UpstreamCredential } from '../../src/upstream/credential';
+import { createMemorySessionStore } from '../../src/session/memory-session-store';
+import { createRedisSessionStore } from '../../src/session/redis-session-store';
 import { Sessions, sessionKey } from '../../src/session/sessions';
-import type { SessionRecord, SessionStore } from '../../src/session/store';
+import type { SessionRecord, SessionStore } from '../../src/session/session-store';
 import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

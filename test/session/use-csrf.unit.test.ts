@@ -6,8 +6,8 @@
  */
 import { createSchema } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useErrorMapping } from '../../src/errors/use-error-mapping';
-import { useExecutedOperation } from '../../src/gateway/executed';
+import { useErrorMapping } from '../../src/http/use-error-mapping';
+import { useExecutedOperation } from '../../src/request/executed';
 import { createMetrics } from '../../src/observability/metrics';
 import { useCsrf } from '../../src/session/use-csrf';
 import { capturedLog } from '../support/captured-log';

@@ -6,7 +6,7 @@
  * 30 s, new logins work and /readiness says the session store is up again, on the same gateways.
  */
 import { expect } from 'vitest';
-import type { GatewayProcess } from './gateway';
+import type { TestGateway } from './gateway';
 import { SESSION, type ProxiedBrowser } from './scale-out';
 
 /** Any read slower than this counts as hung (the contract: commands time out well under a second). */
@@ -114,7 +114,7 @@ async function eventually(attempt: () => Promise<boolean>, timeoutMs: number): P
 }
 
 /** Prints what happened, then checks the contract's failover rules. */
-export async function expectRecovered(name: string, report: FailoverReport, gateways: readonly GatewayProcess[], login: (gateway: GatewayProcess) => Promise<LoggedIn>): Promise<void> {
+export async function expectRecovered(name: string, report: FailoverReport, gateways: readonly TestGateway[], login: (gateway: TestGateway) => Promise<LoggedIn>): Promise<void> {
   const after = report.reads.filter((entry) => entry.startedAt >= report.killedAt);
   const failed = after.filter((entry) => entry.outcome !== 'ok');
   const durations = after.map((entry) => entry.endedAt - entry.startedAt).sort((x, y) => x - y);

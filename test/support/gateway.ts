@@ -16,7 +16,7 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6
 export const TEST_CREDENTIAL_KEY = randomBytes(32).toString('base64');
 
 /** A started gateway: `url`, `output()`, `stop()`. */
-export type GatewayProcess = TestGateway;
+export type { TestGateway };
 
 /**
  * Login limits for tests that are not about them: files log the same accounts in many times from
@@ -30,7 +30,7 @@ const FAST_SHUTDOWN = { SHUTDOWN_DELAY: '50ms' };
 const testEnv = (env: Record<string, string | undefined>) => ({ LOG_LEVEL: 'info', NODE_ENV: 'test', ...RELAXED_LIMITS, ...FAST_SHUTDOWN, ...env });
 
 /** A gateway in this process with these variables (plus PORT=0 and the tests' defaults). */
-export function startTestGateway(env: Record<string, string | undefined>): Promise<GatewayProcess> {
+export function startTestGateway(env: Record<string, string | undefined>): Promise<TestGateway> {
   return startGatewayInProcess(testEnv(env));
 }
 
@@ -45,13 +45,13 @@ export function runToExit(env: Record<string, string>): Promise<{ code: number |
 }
 
 /** One gateway for the whole file, stopped after it. */
-export function useGateway(env: () => Record<string, string | undefined>): { readonly current: GatewayProcess; start(): Promise<GatewayProcess> } {
-  let gateway: GatewayProcess | undefined;
+export function useGateway(env: () => Record<string, string | undefined>): { readonly current: TestGateway; start(): Promise<TestGateway> } {
+  let gateway: TestGateway | undefined;
   afterAll(async () => {
     await gateway?.stop();
   });
   return {
-    get current(): GatewayProcess {
+    get current(): TestGateway {
       if (!gateway) throw new Error('gateway not started');
       return gateway;
     },
@@ -117,7 +117,7 @@ export class Browser {
 export function useGatewayReplicas(count: number, extraEnv: Record<string, string> = {}) {
   const sandbox = useEmulator('sandbox');
   const production = useEmulator('production');
-  const gateways: GatewayProcess[] = [];
+  const gateways: TestGateway[] = [];
   beforeAll(async () => {
     const env = { UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY, ...extraEnv };
     gateways.push(...(await Promise.all(Array.from({ length: count }, () => startTestGateway(env)))));

@@ -5,12 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { createMemoryCacheStore } from '../../src/cache/memory-store';
+import { createMemoryCacheStore } from '../../src/cache/memory-cache-store';
 import { loadConfig } from '../../src/config';
 import { createServiceAccounts, type ServiceAccounts } from '../../src/credentials';
 import { createCredentialCipher } from '../../src/credentials/cipher';
 import type { ServiceAccount } from '../../src/credentials/service-accounts';
-import type { UpstreamCredential } from '../../src/credentials/types';
+import type { UpstreamCredential } from '../../src/upstream/credential';
 import type { UpstreamAuth } from '../../src/credentials/upstream-auth';
 import type { DropInStates } from '../../src/drop-in/state';
 import { createDerivedKeys } from '../../src/derived-keys';
@@ -19,10 +19,10 @@ import type { LogEvents } from '../../src/observability/log-events';
 import { createMetrics, type GatewayMetrics } from '../../src/observability/metrics';
 import { createStoreHealth } from '../../src/observability/store-health';
 import { sessionCookieName } from '../../src/session/cookie';
-import type { BrowserSessionDependencies } from '../../src/session/identity';
-import { createMemorySessionStore } from '../../src/session/memory-store';
+import type { BrowserSessionDependencies } from '../../src/session/session-identity';
+import { createMemorySessionStore } from '../../src/session/memory-session-store';
 import { Sessions } from '../../src/session/sessions';
-import type { SessionStore } from '../../src/session/store';
+import type { SessionStore } from '../../src/session/session-store';
 import { createUpstreamFetch } from '../../src/upstream/fetch';
 import { upstreamTarget, type UpstreamTarget } from '../../src/upstream/target';
 

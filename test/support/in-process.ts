@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config';
 import { startBanner } from '../../src/gateway/banner';
-import { startGateway } from '../../src/server';
+import { startGateway } from '../../src/gateway/server';
 import type { ExitStatus } from './launcher';
 
 /** What tests use of a started gateway, in this process or in a child (launcher.ts). */

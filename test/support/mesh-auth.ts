@@ -1,5 +1,5 @@
 /**
- * The gateway's sign-in and sign-out (src/upstream/mesh-auth.ts) for specs that build service
+ * The gateway's sign-in and sign-out (src/gateway/mesh-auth.ts) for specs that build service
  * accounts or sessions themselves: Mesh built from `.mesh/` in this process, once per worker, with
  * no gateway plugins unless a spec adds its own (a recording `onDelegate`, say).
  */
@@ -11,7 +11,7 @@ import type { UpstreamAuth } from '../../src/credentials/upstream-auth';
 import { createLogger } from '../../src/observability/logger';
 import { meshLogger } from '../../src/observability/mesh-logger';
 import type { UpstreamFetch } from '../../src/upstream/fetch';
-import { meshUpstreamAuth } from '../../src/upstream/mesh-auth';
+import { meshUpstreamAuth } from '../../src/gateway/mesh-auth';
 import { UpstreamOutcomes } from '../../src/upstream/outcome';
 
 const silent = meshLogger(createLogger({ level: 'silent' }));

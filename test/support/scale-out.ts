@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sessionKey } from '../../src/session/sessions';
 import { definitionsCallsForConcurrentReads } from './cache';
 import { control, useEmulator } from './emulator';
-import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, type ClientOptions, type GatewayProcess, type GraphqlAnswer } from './gateway';
+import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, type ClientOptions, type TestGateway, type GraphqlAnswer } from './gateway';
 
 export const PASSWORD = 'a-long-enough-password-123';
 export const GREETING = '{ secretGreeting { response } }';
@@ -37,7 +37,7 @@ export class ProxiedBrowser extends Browser {
   }
 
   /** The same cookie and address on another replica. */
-  on(gateway: GatewayProcess): ProxiedBrowser {
+  on(gateway: TestGateway): ProxiedBrowser {
     const other = new ProxiedBrowser(gateway.url, this.address);
     other.cookie = this.cookie;
     return other;
@@ -58,10 +58,10 @@ export interface Topology {
 
 export interface ScaleOut<T extends Topology> {
   readonly sandbox: ReturnType<typeof useEmulator>;
-  readonly gateways: readonly GatewayProcess[];
+  readonly gateways: readonly TestGateway[];
   readonly topology: T;
   /** A new upstream account, logged in on `gateway` from a new address. */
-  readonly login: (gateway: GatewayProcess) => Promise<ProxiedBrowser & { readonly email: string }>;
+  readonly login: (gateway: TestGateway) => Promise<ProxiedBrowser & { readonly email: string }>;
 }
 
 /**
@@ -71,7 +71,7 @@ export interface ScaleOut<T extends Topology> {
 export function useGatewaysOn<T extends Topology>(start: () => Promise<T>, extraEnv: Record<string, string> = {}): ScaleOut<T> {
   const sandbox = useEmulator('sandbox');
   const production = useEmulator('production');
-  const gateways: GatewayProcess[] = [];
+  const gateways: TestGateway[] = [];
   let topology: T | undefined;
   beforeAll(async () => {
     topology = await start();

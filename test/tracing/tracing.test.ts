@@ -9,9 +9,9 @@ import { createServer, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { startGateway } from '../../src/server';
+import { startGateway } from '../../src/gateway/server';
 import { control, DEMO_ACCOUNT, useEmulator } from '../support/emulator';
-import { Browser, RELAXED_LIMITS, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type GatewayProcess } from '../support/gateway';
+import { Browser, RELAXED_LIMITS, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type TestGateway } from '../support/gateway';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../support/service-accounts';
 
@@ -19,7 +19,7 @@ const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
 const account = testServiceAccount('tracing');
 let receiver: OtlpReceiver;
-let gateway: GatewayProcess;
+let gateway: TestGateway;
 
 const upstreamEnv = () => ({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY });
 const tracingEnv = (endpoint: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '20' });

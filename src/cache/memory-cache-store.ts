@@ -1,0 +1,112 @@
+/**
+ * The in-memory cache store, for a gateway without Redis: bounded by size (least recently used
+ * entries go first), with a TTL per entry. Locks and waiters are local to the process, which is
+ * all a single process needs.
+ */
+import { LRUCache } from 'lru-cache';
+import { createWaiters } from './waiters';
+import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './cache-store';
+
+export interface MemoryCacheStoreOptions {
+  /** Upper bound of the stored values, in bytes (UTF-16: two per character). */
+  readonly maxBytes?: number;
+}
+
+interface Group {
+  /** Member id → its aliases, oldest write first (a rewrite moves a member to the end). */
+  readonly ids: Map<string, readonly string[]>;
+  readonly aliases: Map<string, string>;
+}
+
+/** A group's index is pruned of expired members when it grows past this. */
+const PRUNE_AT = 1_000;
+
+export function createMemoryCacheStore({ maxBytes = 256 * 1024 * 1024 }: MemoryCacheStoreOptions = {}): CacheStore {
+  const entries = new LRUCache<string, string>({ maxSize: maxBytes, sizeCalculation: (value, key) => (value.length + key.length) * 2 || 1 });
+  const groups = new Map<string, Group>();
+  const generations = new Map<string, number>();
+  const locks = new Map<string, { token: string; expiresAt: number }>();
+  const waiters = createWaiters();
+  const memberKey = (group: string, id: string) => `${group}:${id}`;
+  const generationOf = (group: string) => String(generations.get(group) ?? 0);
+
+  const forget = (group: string, state: Group, id: string) => {
+    entries.delete(memberKey(group, id));
+    for (const alias of state.ids.get(id) ?? []) if (state.aliases.get(alias) === id) state.aliases.delete(alias);
+    state.ids.delete(id);
+  };
+
+  const putMembers = (group: string, list: readonly GroupEntry[], ttlMs: number, generation: string, maxMembers: number) => {
+    if (generation === UNKNOWN_GENERATION || generation !== generationOf(group)) return;
+    let state = groups.get(group);
+    if (!state) groups.set(group, (state = { ids: new Map(), aliases: new Map() }));
+    if (state.ids.size > PRUNE_AT) {
+      for (const id of state.ids.keys()) if (!entries.has(memberKey(group, id))) forget(group, state, id);
+    }
+    for (const entry of list) {
+      entries.set(memberKey(group, entry.id), entry.value, { ttl: ttlMs });
+      state.ids.delete(entry.id);
+      state.ids.set(entry.id, entry.aliases ?? []);
+      for (const alias of entry.aliases ?? []) state.aliases.set(alias, entry.id);
+    }
+    for (const id of state.ids.keys()) {
+      if (state.ids.size <= maxMembers) break;
+      forget(group, state, id);
+    }
+  };
+
+  const dropMembers = (group: string, selection: GroupSelection) => {
+    generations.set(group, (generations.get(group) ?? 0) + 1);
+    const state = groups.get(group);
+    if (!state) return;
+    if (selection === 'all') {
+      for (const id of state.ids.keys()) entries.delete(memberKey(group, id));
+      groups.delete(group);
+      return;
+    }
+    const ids = new Set(selection.ids);
+    for (const alias of selection.aliases) {
+      const id = state.aliases.get(alias);
+      if (id !== undefined) ids.add(id);
+    }
+    for (const id of ids) forget(group, state, id);
+  };
+
+  return {
+    kind: 'memory',
+    get: (key) => Promise.resolve(entries.get(key) ?? null),
+    set(key, value, ttlMs) {
+      entries.set(key, value, { ttl: ttlMs });
+      return Promise.resolve();
+    },
+    getMembers: (group, ids) => Promise.resolve({ values: ids.map((id) => entries.get(memberKey(group, id)) ?? null), generation: generationOf(group) }),
+    putMembers: (group, list, ttlMs, generation, maxMembers) => Promise.resolve(putMembers(group, list, ttlMs, generation, maxMembers)),
+    dropMembers: (group, selection) => Promise.resolve(dropMembers(group, selection)),
+    acquireLock(key, ttlMs, token) {
+      const held = locks.get(key);
+      if (held && held.expiresAt > Date.now()) return Promise.resolve(null);
+      locks.set(key, { token, expiresAt: Date.now() + ttlMs });
+      return Promise.resolve(token);
+    },
+    releaseLock(key, token) {
+      if (locks.get(key)?.token === token) {
+        locks.delete(key);
+        waiters.wake(key);
+      }
+      return Promise.resolve();
+    },
+    waitForRelease(key, timeoutMs) {
+      const held = locks.get(key);
+      if (!held || held.expiresAt <= Date.now()) return Promise.resolve();
+      return waiters.wait(key, Math.min(timeoutMs, held.expiresAt - Date.now()));
+    },
+    ping: () => Promise.resolve(),
+    close() {
+      entries.clear();
+      groups.clear();
+      generations.clear();
+      waiters.wakeAll();
+      return Promise.resolve();
+    },
+  };
+}
