@@ -154,6 +154,13 @@ export class DefinitionsCache {
       const token = await store.acquireLock(lockKey, lockMs, randomUUID());
       if (token) {
         try {
+          // Another replica may have fetched, stored and released between this replica's read of
+          // the shared entry and its lock: read it again under the lock, then fetch only if stale.
+          const shared = await this.readShared(namespace, this.local.get(namespace)?.fetchedAt);
+          if (shared && this.clock() - shared.fetchedAt < freshMs) {
+            this.local.set(namespace, shared);
+            return shared.payload;
+          }
           return await this.fetchAndStore(namespace, fetchFull);
         } finally {
           await store.releaseLock(lockKey, token);
