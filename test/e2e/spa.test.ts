@@ -153,6 +153,9 @@ describe('the example frontend (examples/spa)', () => {
 
       await page.click('#logout');
       await expect.poll(() => message(page).textContent()).toBe('You are logged out.');
+      // The download's delayed session re-read (a second after the click) keeps the logout's message.
+      await page.waitForTimeout(1_200);
+      expect(await message(page).textContent()).toBe('You are logged out.');
       expect(await page.locator('#login').isVisible()).toBe(true);
       expect(await context.cookies(gateway.current.url)).toEqual([]);
       // Every request of the page named a trusted document; no query text left it.

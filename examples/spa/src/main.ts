@@ -126,7 +126,8 @@ async function loadStatements(fresh = false): Promise<void> {
       link.href = pdfLink(statement.otxId ?? '', inline);
       if (inline) link.target = '_blank';
       // A download is session activity: re-read the time left once the gateway has answered it.
-      link.onclick = () => void setTimeout(() => void refreshSession(), 1_000);
+      // Only while still signed in: a logout within that second must keep its own message.
+      link.onclick = () => void setTimeout(() => void (sessionPanel.hidden || refreshSession()), 1_000);
       actions.append(link);
     }
     return row;
