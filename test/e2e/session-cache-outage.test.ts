@@ -18,10 +18,13 @@ async function remembered(): Promise<Browser> {
   const browser = new Browser(gateway.current.url);
   expect((await browser.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
   const before = (await scrape(gateway.current.url)).sum(...HITS);
-  expect((await browser.graphql(GREETING)).codes).toEqual([]);
-  expect((await browser.graphql(GREETING)).codes).toEqual([]);
-  expect((await scrape(gateway.current.url)).sum(...HITS) - before).toBeGreaterThanOrEqual(1);
-  return browser;
+  // Two reads within the cache's second make a hit; a loaded machine may space them further apart
+  // (the first entry then expired), so read until one hit is counted.
+  for (let reads = 0; reads < 10; reads++) {
+    expect((await browser.graphql(GREETING)).codes).toEqual([]);
+    if ((await scrape(gateway.current.url)).sum(...HITS) > before) return browser;
+  }
+  throw new Error('the replica never served this session from its cache');
 }
 
 describe('the session cache when the session store is away', () => {
