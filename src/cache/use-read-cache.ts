@@ -83,6 +83,8 @@ export function cleanResult(result: { errors?: readonly unknown[]; data?: unknow
 export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, operations, documents }: ReadCacheOptions): Plugin<ReadCacheContext> {
   /** When the answer a request got from the cache was stored. */
   const servedFrom = new WeakMap<Request, number>();
+  /** Writes not yet done, by group: the last one of each (sent after the others, it ends after them). */
+  const writing = new Map<string, Promise<unknown>>();
   /** One per request: it remembers the group generation its lookup saw, for the write after. */
   const cacheFor = (context: ReadCacheContext): Cache => {
     let generation = UNKNOWN_GENERATION;
@@ -94,6 +96,10 @@ export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, o
     return {
       async get(key) {
         const { group, id } = split(key);
+        // This replica's own write to the group, still on its way, lands first: an identity's next
+        // read finds what its previous one stored.
+        const pending = writing.get(group);
+        if (pending) await pending;
         // Read even when bypassed: the generation it returns lets the fresh answer replace the entry.
         const read = await store.getMembers(group, [id]);
         generation = read.generation;
@@ -105,10 +111,23 @@ export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, o
         if (stored) servedFrom.set(context.request, stored.storedAt);
         return stored?.result;
       },
-      async set(key, value, _entities, ttl) {
+      set(key, value, _entities, ttl) {
         const { group, id } = split(key);
         const stored: StoredRead = { storedAt: clock(), result: value };
-        await store.putMembers(group, [{ id, value: JSON.stringify(stored) }], ttl, generation, maxEntries);
+        // The generation the lookup saw, before the upstream was asked: a mutation's invalidation
+        // since then changes it, and the write is refused however late it arrives.
+        const seen = generation;
+        if (seen === UNKNOWN_GENERATION) return;
+        // Written once the answer is on its way, not before it: serialising, sealing and sending the
+        // entry would otherwise delay every miss (bench/README.md). Nothing changes the result
+        // after execution; its next lookup is queued behind this write on the same connection.
+        const written = new Promise<void>((resolve) => setImmediate(resolve))
+          .then(() => store.putMembers(group, [{ id, value: JSON.stringify(stored) }], ttl, seen, maxEntries))
+          .catch(() => metrics.cacheStoreError('putMembers'))
+          .finally(() => {
+            if (writing.get(group) === written) writing.delete(group);
+          });
+        writing.set(group, written);
       },
       // Mutations invalidate per identity (useCacheInvalidation), not by entity.
       invalidate() {},

@@ -33,19 +33,32 @@ afterAll(() => {
 
 /**
  * The cache store, with the TTL of each write it was asked for, and its writes in flight: the
- * response cache writes after the answer has gone, and a test's next request waits for them.
+ * response cache writes after the answer has gone (starting once the event loop has turned, so
+ * that the answer is written first), and a test's next request waits for them.
  */
-type Recorded = { store: CacheStore; ttls: number[]; written: () => Promise<unknown>; redis?: RedisClient };
+type Recorded = { store: CacheStore; ttls: number[]; written: () => Promise<unknown>; hold: () => () => void; redis?: RedisClient };
 function recording(store: CacheStore, redis?: RedisClient): Recorded {
   const ttls: number[] = [];
   const writes: Promise<void>[] = [];
+  /** While set, writes wait for it: a write that arrives late, after whatever the test does meanwhile. */
+  let gate: Promise<void> | undefined;
+  const hold = () => {
+    let release = () => {};
+    gate = new Promise((resolve) => (release = resolve));
+    return () => {
+      gate = undefined;
+      release();
+    };
+  };
   const putMembers: CacheStore['putMembers'] = (group, entries, ttlMs, generation, max) => {
     ttls.push(ttlMs);
-    const write = store.putMembers(group, entries, ttlMs, generation, max);
+    const held = gate;
+    const write = held ? held.then(() => store.putMembers(group, entries, ttlMs, generation, max)) : store.putMembers(group, entries, ttlMs, generation, max);
     writes.push(write);
     return write;
   };
-  return { store: { ...store, putMembers }, ttls, written: () => Promise.all(writes), ...(redis ? { redis } : {}) };
+  const written = () => new Promise((resolve) => setImmediate(resolve)).then(() => Promise.all(writes));
+  return { store: { ...store, putMembers }, ttls, written, hold, ...(redis ? { redis } : {}) };
 }
 const stores: readonly { readonly name: string; readonly open: () => Promise<Recorded> }[] = [
   { name: 'memory', open: () => Promise.resolve(recording(createMemoryCacheStore())) },
@@ -107,7 +120,9 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
         await recorded.written();
         return answer;
       };
-      return { uid, graphql };
+      /** The answer alone, not waiting for the cache's writes. */
+      const send = (query: string) => server.graphql(query, { headers: { cookie } });
+      return { uid, graphql, send };
     };
     /** The upstream calls since the last look. */
     const upstream = () => calls.splice(0);
@@ -188,6 +203,20 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
     upstream();
     await ada.graphql(READ);
     expect(upstream()).toEqual([]);
+  });
+
+  it('never keeps a read whose write arrives after a mutation invalidated its identity', async () => {
+    const { user, upstream, recorded } = await pipeline();
+    const ada = await user();
+    const release = recorded.hold();
+    await ada.send(READ);
+    // The read's answer has gone; its write to the cache waits while the mutation drops the identity's reads.
+    expect((await ada.send('mutation { deleteStatements(otxIds: ["x"]) }')).codes).toEqual([]);
+    release();
+    await recorded.written();
+    upstream();
+    await ada.graphql(READ);
+    expect(upstream()).toEqual([`${ada.uid} getStatements`]);
   });
 
   it('never caches a read that selects pdf, nor an operation beside a read', async () => {
