@@ -86,7 +86,13 @@ function keysWith(names: LoginLimitsOptions['names'], attempt: LoginAttempt) {
 }
 
 export function createLoginLimits({ counters, accounts, limits, health, log, metrics, names }: LoginLimitsOptions): LoginLimits {
-  const keys = (attempt: LoginAttempt) => keysWith(names, attempt);
+  // Named once per attempt: admit() and succeeded() get the same attempt, and each name is an HMAC.
+  const named = new WeakMap<LoginAttempt, ReturnType<typeof keysWith>>();
+  const keys = (attempt: LoginAttempt) => {
+    let key = named.get(attempt);
+    if (!key) named.set(attempt, (key = keysWith(names, attempt)));
+    return key;
+  };
   const checks = (key: ReturnType<typeof keysWith>): [string, () => Promise<RateDecision>][] => [
     ['login-address', () => counters.hit(key.address, limits.loginPerAddress.max, limits.loginPerAddress.windowMs)],
     ['login-email', () => counters.hit(key.email, limits.login.max, limits.login.windowMs)],
