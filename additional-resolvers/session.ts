@@ -84,14 +84,17 @@ export const sessionResolvers = {
         throw gatewayError('INVALID_CREDENTIALS');
       }
       if (!signedIn.ok) throw gatewayError(signedIn.code);
-      await services.loginLimits.succeeded(attempt);
       const { credential } = signedIn;
 
-      const created = await sessionStoreCall(services, () => services.sessions.create(environment, credential)).catch((error: unknown) => {
-        // The credential could not be kept: do not leave it signed in upstream.
-        void signOutUpstream(services, environment, credential);
-        throw error;
-      });
+      // The failures are cleared beside the session's creation: best effort, it never throws.
+      const [, created] = await Promise.all([
+        services.loginLimits.succeeded(attempt),
+        sessionStoreCall(services, () => services.sessions.create(environment, credential)).catch((error: unknown) => {
+          // The credential could not be kept: do not leave it signed in upstream.
+          void signOutUpstream(services, environment, credential);
+          throw error;
+        }),
+      ]);
       services.setCookies.queue(context.request, setSessionCookie(created.id, { secure: services.cookieSecure }));
       // The rest of the document (if any) runs as the new session, in its environment.
       Object.assign(context, actingAs(new BrowserSessionIdentity(services, context.request, created.session)));

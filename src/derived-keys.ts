@@ -12,7 +12,7 @@
  * MACs and names cover their parts JSON-encoded, so no choice of parts (an e-mail with a NUL or a
  * quote) can collide with another. This file imports nothing of ours: every layer may use it.
  */
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** What a derived key is for; each is one HKDF `info`. */
 export type KeyPurpose = 'credentials' | 'cache' | 'definitions' | 'front' | 'sessions' | 'names' | 'idempotency' | 'idempotency-fingerprint';
@@ -39,7 +39,9 @@ export function deriveKey(master: Buffer, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', master, SALT, `statement-gateway ${purpose}`, KEY_BYTES));
 }
 
-function hmac(key: Buffer, parts: readonly string[]): Buffer {
+// A KeyObject, made once per key: given a Buffer, createHmac imports the key again on every call,
+// which costs several times the MAC itself (bench/README.md).
+function hmac(key: KeyObject, parts: readonly string[]): Buffer {
   return createHmac('sha256', key).update(JSON.stringify(parts)).digest();
 }
 
@@ -53,15 +55,21 @@ export function createDerivedKeys(master: Buffer, previous: readonly Buffer[] = 
     if (!list) derived.set(purpose, (list = masters.map((key) => deriveKey(key, purpose))));
     return list;
   };
-  const nameWith = (key: Buffer, parts: readonly string[]) => hmac(key, parts).toString('base64url').slice(0, NAME_CHARS);
+  const macKeys = new Map<KeyPurpose, readonly KeyObject[]>();
+  const macKeysFor = (purpose: KeyPurpose): readonly KeyObject[] => {
+    let list = macKeys.get(purpose);
+    if (!list) macKeys.set(purpose, (list = forPurpose(purpose).map((key) => createSecretKey(key))));
+    return list;
+  };
+  const nameWith = (key: KeyObject, parts: readonly string[]) => hmac(key, parts).toString('base64url').slice(0, NAME_CHARS);
   return {
     forPurpose,
-    name: (...parts) => nameWith(forPurpose('names')[0] as Buffer, parts),
-    names: (...parts) => forPurpose('names').map((key) => nameWith(key, parts)),
-    mac: (purpose, ...parts) => hmac(forPurpose(purpose)[0] as Buffer, parts).toString('base64url'),
+    name: (...parts) => nameWith(macKeysFor('names')[0] as KeyObject, parts),
+    names: (...parts) => macKeysFor('names').map((key) => nameWith(key, parts)),
+    mac: (purpose, ...parts) => hmac(macKeysFor(purpose)[0] as KeyObject, parts).toString('base64url'),
     verify(purpose, tag, ...parts) {
       const given = Buffer.from(tag, 'base64url');
-      return forPurpose(purpose).some((key) => {
+      return macKeysFor(purpose).some((key) => {
         const expected = hmac(key, parts);
         return given.length === expected.length && timingSafeEqual(given, expected);
       });

@@ -16,7 +16,7 @@
  * never an error: the read goes to the upstream and the new answer replaces the entry.
  * The definitions payload is public and stays in clear (it does not go through groups).
  */
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { DerivedKeys } from '../derived-keys';
 import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry } from './cache-store';
@@ -60,15 +60,16 @@ function aad(format: string, group: string, id: string): Buffer {
 
 export function createSealedValues({ keys: purposeKeys, maxGroups = 10_000 }: SealedValuesOptions): SealedValues {
   const masters = purposeKeys.forPurpose('cache');
-  const derived = new LRUCache<string, { sealing: Buffer[]; naming: Buffer[]; groups: string[] }>({ max: maxGroups });
-  // The info names the purpose and the group (which names the identity scope and the cache).
-  const derive = (group: string, purpose: string) => masters.map((master) => Buffer.from(hkdfSync('sha256', master, HKDF_SALT, `cache ${purpose} of ${group}`, 32)));
+  const derived = new LRUCache<string, { sealing: KeyObject[]; naming: KeyObject[]; groups: string[] }>({ max: maxGroups });
+  // The info names the purpose and the group (which names the identity scope and the cache). Kept
+  // as KeyObjects: a Buffer key is imported again by every cipher or HMAC made with it.
+  const derive = (group: string, purpose: string) => masters.map((master) => createSecretKey(Buffer.from(hkdfSync('sha256', master, HKDF_SALT, `cache ${purpose} of ${group}`, 32))));
   const derivedOf = (group: string) => {
     let keys = derived.get(group);
     if (!keys) derived.set(group, (keys = { sealing: derive(group, 'entries'), naming: derive(group, 'names'), groups: keyedGroups(group) }));
     return keys;
   };
-  const keysOf = (group: string): Buffer[] => derivedOf(group).sealing;
+  const keysOf = (group: string): KeyObject[] => derivedOf(group).sealing;
   const keyedGroups = (group: string): string[] => {
     const [, prefix = '', tag = group, suffix = ''] = TAGGED.exec(group) ?? [];
     const colon = tag.indexOf(':');
@@ -80,7 +81,7 @@ export function createSealedValues({ keys: purposeKeys, maxGroups = 10_000 }: Se
     seal(group, id, value) {
       const format = isCanonicalBase64(value) ? BYTES : TEXT;
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', keysOf(group)[0] as Buffer, iv, { authTagLength: TAG_BYTES });
+      const cipher = createCipheriv('aes-256-gcm', keysOf(group)[0] as KeyObject, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(aad(format, group, id));
       const body = Buffer.concat([cipher.update(format === BYTES ? Buffer.from(value, 'base64') : Buffer.from(value, 'utf8')), cipher.final()]);
       return `${format}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;

@@ -9,17 +9,22 @@
  * cached one (statements added behind the gateway's back show at once); an answer from the cache
  * carries `Age`, the seconds since it was stored, so a page can say how old its list is.
  *
+ * The lookup starts as soon as the request's identity is known (`lookahead`, placed right after
+ * useIdentity), so that its Redis round trip overlaps the rate limit's instead of following it; it
+ * is only read here, after every check before the cache passed (a refused request answers nothing
+ * from it).
+ *
  * Left to the PDF cache: reads that select `pdf` (those ask the upstream every time, so access
  * is re-checked, and take the PDFs they can from the PDF cache).
  */
 import { createHash } from 'node:crypto';
-import { useResponseCache, type Cache } from '@envelop/response-cache';
-import { OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
+import { defaultGetDocumentString, useResponseCache, type Cache } from '@envelop/response-cache';
+import { OperationTypeNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { IdentityContext } from '../identity/use-identity';
 import type { GatewayMetrics } from '../observability/metrics';
 import { identityScope } from './scope';
-import { cacheKeys, UNKNOWN_GENERATION, type CacheStore } from './cache-store';
+import { cacheKeys, UNKNOWN_GENERATION, type CacheStore, type GroupRead } from './cache-store';
 import type { DocumentFacts, ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 
@@ -52,6 +57,20 @@ export interface ReadCacheScope {
 
 type ReadCacheContext = IdentityContext & { readCache?: ReadCacheScope };
 
+/** The read cache's plugin, and the plugin that starts its lookups early (placed after useIdentity). */
+export type ReadCachePlugin = Plugin<ReadCacheContext> & { readonly lookahead: Plugin<ReadCacheContext> };
+
+/** The response cache's key of a read: its scope, and a hash of its document, variables and operation name. */
+function readKey(sessionId: string | null | undefined, documentString: string, variableValues: unknown, operationName: string | null | undefined): string {
+  return `${sessionId ?? ''}|${createHash('sha256')
+    .update(documentString)
+    .update('\0')
+    .update(JSON.stringify(variableValues ?? {}))
+    .update('\0')
+    .update(operationName ?? '')
+    .digest('base64url')}`;
+}
+
 /** What is stored: the answer and when (entries of the older bare form are read as misses). */
 interface StoredRead {
   readonly storedAt: number;
@@ -80,22 +99,33 @@ export function cleanResult(result: { errors?: readonly unknown[]; data?: unknow
   });
 }
 
-export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, operations, documents }: ReadCacheOptions): Plugin<ReadCacheContext> {
+export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, operations, documents }: ReadCacheOptions): ReadCachePlugin {
   /** When the answer a request got from the cache was stored. */
   const servedFrom = new WeakMap<Request, number>();
+  /** Writes not yet done, by group: the last one of each (sent after the others, it ends after them). */
+  const writing = new Map<string, Promise<unknown>>();
+  /** Lookups started early, by request, with the key they read. */
+  const early = new WeakMap<Request, { readonly key: string; readonly read: Promise<GroupRead> }>();
+  const groupOf = (key: string) => {
+    const bar = key.indexOf('|');
+    return { group: cacheKeys.reads(key.slice(0, bar)), id: key.slice(bar + 1) };
+  };
+  /** The members' read, after this replica's own write to the group still on its way (so an identity's next read finds what its previous one stored). */
+  const lookUp = async (key: string): Promise<GroupRead> => {
+    const { group, id } = groupOf(key);
+    const pending = writing.get(group);
+    if (pending) await pending;
+    return store.getMembers(group, [id]);
+  };
   /** One per request: it remembers the group generation its lookup saw, for the write after. */
   const cacheFor = (context: ReadCacheContext): Cache => {
     let generation = UNKNOWN_GENERATION;
     const operation = context.readCache?.operation ?? 'unknown';
-    const split = (key: string) => {
-      const bar = key.indexOf('|');
-      return { group: cacheKeys.reads(key.slice(0, bar)), id: key.slice(bar + 1) };
-    };
     return {
       async get(key) {
-        const { group, id } = split(key);
+        const started = early.get(context.request);
         // Read even when bypassed: the generation it returns lets the fresh answer replace the entry.
-        const read = await store.getMembers(group, [id]);
+        const read = await (started?.key === key ? started.read : lookUp(key));
         generation = read.generation;
         const text = read.values[0];
         const stored = text == null || bypasses(context.request) ? undefined : storedRead(text);
@@ -105,17 +135,60 @@ export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, o
         if (stored) servedFrom.set(context.request, stored.storedAt);
         return stored?.result;
       },
-      async set(key, value, _entities, ttl) {
-        const { group, id } = split(key);
+      set(key, value, _entities, ttl) {
+        const { group, id } = groupOf(key);
         const stored: StoredRead = { storedAt: clock(), result: value };
-        await store.putMembers(group, [{ id, value: JSON.stringify(stored) }], ttl, generation, maxEntries);
+        // The generation the lookup saw, before the upstream was asked: a mutation's invalidation
+        // since then changes it, and the write is refused however late it arrives.
+        const seen = generation;
+        if (seen === UNKNOWN_GENERATION) return;
+        // Written once the answer is on its way, not before it: serialising, sealing and sending the
+        // entry would otherwise delay every miss (bench/README.md). Nothing changes the result
+        // after execution; the identity's next lookup here waits for this write (lookUp).
+        const written = new Promise<void>((resolve) => setImmediate(resolve))
+          .then(() => store.putMembers(group, [{ id, value: JSON.stringify(stored) }], ttl, seen, maxEntries))
+          .catch(() => metrics.cacheStoreError('putMembers'))
+          .finally(() => {
+            if (writing.get(group) === written) writing.delete(group);
+          });
+        writing.set(group, written);
       },
       // Mutations invalidate per identity (useCacheInvalidation), not by entity.
       invalidate() {},
     };
   };
 
+  /** The read's scope, when the cache may answer it. */
+  const scopeOf = (args: ExecutionArgs & { contextValue: ReadCacheContext }): ReadCacheScope | undefined => {
+    const context = args.contextValue;
+    const identity = context.identity;
+    // An identity caches may not trust (a credential the upstream has not accepted yet) must reach the upstream.
+    if (!identity?.cacheTrusted) return undefined;
+    const credential = identity.credential();
+    const executed = operations.get(context.request);
+    if (executed?.operation.operation !== OperationTypeNode.QUERY) return undefined;
+    const fields = [...new Set(executed.fields.map((field) => field.name.value))].filter((field) => field !== '__typename');
+    if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || documents.selectsPdf(args.document)) return undefined;
+    // Past the upstream credential's own expiry the upstream would refuse the read: so must we.
+    const expiry = credential.expiry;
+    if (expiry !== undefined && expiry * 1000 <= clock()) return undefined;
+    return { scope: identityScope(context.upstream.cacheNamespace, credential.uid), operation: fields.length === 1 ? (fields[0] ?? 'unknown') : 'multiple' };
+  };
+
+  const lookahead: Plugin<ReadCacheContext> = {
+    onExecute({ args }) {
+      const readCache = scopeOf(args);
+      if (!readCache) return;
+      const key = readKey(readCache.scope, defaultGetDocumentString(args), args.variableValues, args.operationName as string | null | undefined);
+      const read = lookUp(key);
+      // A request refused before the cache never reads it: its lookup must not fail unheard.
+      read.catch(() => undefined);
+      early.set(args.contextValue.request, { key, read });
+    },
+  };
+
   return {
+    lookahead,
     onPluginInit({ addPlugin }) {
       addPlugin(
         useResponseCache<ReadCacheContext>({
@@ -125,14 +198,7 @@ export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, o
           ttl: ttlMs,
           invalidateViaMutation: false,
           includeExtensionMetadata: false,
-          buildResponseCacheKey: ({ documentString, variableValues, operationName, sessionId }) =>
-            `${sessionId ?? ''}|${createHash('sha256')
-              .update(documentString)
-              .update('\0')
-              .update(JSON.stringify(variableValues ?? {}))
-              .update('\0')
-              .update(operationName ?? '')
-              .digest('base64url')}`,
+          buildResponseCacheKey: ({ documentString, variableValues, operationName, sessionId }) => readKey(sessionId, documentString, variableValues, operationName),
           shouldCacheResult: ({ result }) => cleanResult(result),
           // Never kept past the upstream credential's expiry (the upstream re-checks after it).
           onTtl: ({ ttl, context }) => {
@@ -147,19 +213,8 @@ export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, o
       if (storedAt !== undefined) response.headers.set('age', String(Math.max(0, Math.floor((clock() - storedAt) / 1000))));
     },
     onExecute({ args, extendContext }) {
-      const context = args.contextValue;
-      const identity = context.identity;
-      // An identity caches may not trust (a credential the upstream has not accepted yet) must reach the upstream.
-      if (!identity?.cacheTrusted) return;
-      const credential = identity.credential();
-      const executed = operations.get(context.request);
-      if (executed?.operation.operation !== OperationTypeNode.QUERY) return;
-      const fields = [...new Set(executed.fields.map((field) => field.name.value))].filter((field) => field !== '__typename');
-      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || documents.selectsPdf(args.document as DocumentNode)) return;
-      // Past the upstream credential's own expiry the upstream would refuse the read: so must we.
-      const expiry = credential.expiry;
-      if (expiry !== undefined && expiry * 1000 <= clock()) return;
-      extendContext({ readCache: { scope: identityScope(args.contextValue.upstream.cacheNamespace, credential.uid), operation: fields.length === 1 ? (fields[0] ?? 'unknown') : 'multiple' } });
+      const readCache = scopeOf(args);
+      if (readCache) extendContext({ readCache });
     },
   };
 }

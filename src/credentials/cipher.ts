@@ -12,7 +12,7 @@
  * Rotation: new text is sealed with the current key; text sealed with a previous key still opens
  * until those keys are dropped (CREDENTIAL_KEY_PREVIOUS).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { deriveKey } from '../derived-keys';
 import type { Environment } from '../environment';
 import type { UpstreamCredential } from '../upstream/credential';
@@ -57,7 +57,7 @@ function associatedData(version: string, binding: CredentialBinding): Buffer {
   return Buffer.from(JSON.stringify([version, binding.record, binding.environment, binding.uid, binding.absoluteExpiresAt ?? null]));
 }
 
-function openWith(key: Buffer, raw: Buffer, aad: Buffer): string {
+function openWith(key: KeyObject, raw: Buffer, aad: Buffer): string {
   const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
   decipher.setAAD(aad);
   decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
@@ -66,12 +66,13 @@ function openWith(key: Buffer, raw: Buffer, aad: Buffer): string {
 
 export function createCredentialCipher(key: Buffer, previous: readonly Buffer[] = []): CredentialCipher {
   if (key.length !== 32 || previous.some((old) => old.length !== 32)) throw new Error('CREDENTIAL_KEY must be 32 bytes');
-  const masters = [key, ...previous];
-  const derived = masters.map((master) => deriveKey(master, 'credentials'));
+  // KeyObjects made once: a Buffer key is imported again by every cipher made with it (bench/README.md).
+  const masters = [key, ...previous].map((master) => createSecretKey(master));
+  const derived = [key, ...previous].map((master) => createSecretKey(deriveKey(master, 'credentials')));
   return {
     seal(credential, binding) {
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', derived[0] as Buffer, iv, { authTagLength: TAG_BYTES });
+      const cipher = createCipheriv('aes-256-gcm', derived[0] as KeyObject, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(associatedData(VERSION, binding));
       const body = Buffer.concat([cipher.update(JSON.stringify(credential), 'utf8'), cipher.final()]);
       return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;

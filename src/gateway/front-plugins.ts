@@ -40,6 +40,8 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
   const { operations, addresses, setCookies, sessionCookies, outcomes, dropIn, startedAt, uid, onBehalfOf, servedNames } = runtime.requestState;
   const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams, setCookies, sessionCookies };
   const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing, documents }) : undefined;
+  // Statement reads per uid; its lookahead starts each lookup once the identity is known.
+  const readCache = useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents });
   return [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy, addresses }),
@@ -71,6 +73,7 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
       operations,
       uid,
     }),
+    readCache.lookahead,
     // Root fields per credential, as for a browser session.
     useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations }),
     // Caches, as on /graphql: definitions hits, invalidation by mutations, statement reads per uid.
@@ -79,7 +82,7 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
     // The fast path: an operation of upstream fields only (no PDF) is one upstream call. Before the
     // read cache, whose lookup wraps it.
     ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder, operations })] : []),
-    useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents }),
+    readCache,
     // Every error gets a contract code and a safe message; then the statuses the upstream gives
     // documents it refuses (200).
     useErrorMapping({ log, metrics, operations, outcomes }),

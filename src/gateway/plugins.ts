@@ -65,6 +65,8 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
     health: runtime.sessionStoreHealth, metrics, log, clock, operations, outcomes, marks: idempotencyMarks,
   });
+  // Statement reads per identity; its lookahead starts each lookup once the identity is known.
+  const readCache = useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents });
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy, addresses }),
@@ -118,6 +120,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     }),
     // Rate limits: root fields per identity; root fields per address without one (login has its
     // own limits, in its resolver and the front's sign-in).
+    readCache.lookahead,
     useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations }),
     useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics, operations, addresses }),
     // Mutations with an Idempotency-Key run at most once per identity and key: after every refusal
@@ -131,7 +134,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     // The fast path: an operation of upstream fields only (no PDF) is one upstream call, not Mesh's
     // delegation. Before the read cache, whose lookup wraps it.
     ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder, operations })] : []),
-    useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents }),
+    readCache,
     // Last: every error the client sees gets a contract code and a safe message.
     useErrorMapping({ log, metrics, operations, outcomes }),
     // After it: the audit trail reads the codes the client gets (mutations, logins, refusals).

@@ -86,14 +86,20 @@ function keysWith(names: LoginLimitsOptions['names'], attempt: LoginAttempt) {
 }
 
 export function createLoginLimits({ counters, accounts, limits, health, log, metrics, names }: LoginLimitsOptions): LoginLimits {
-  const keys = (attempt: LoginAttempt) => keysWith(names, attempt);
-  const checks = (key: ReturnType<typeof keysWith>): [string, () => Promise<RateDecision>][] => [
+  // Named once per attempt: admit() and succeeded() get the same attempt, and each name is an HMAC.
+  const named = new WeakMap<LoginAttempt, ReturnType<typeof keysWith>>();
+  const keys = (attempt: LoginAttempt) => {
+    let key = named.get(attempt);
+    if (!key) named.set(attempt, (key = keysWith(names, attempt)));
+    return key;
+  };
+  const checks = (key: ReturnType<typeof keysWith>, known: Promise<boolean>): [string, () => Promise<RateDecision>][] => [
     ['login-address', () => counters.hit(key.address, limits.loginPerAddress.max, limits.loginPerAddress.windowMs)],
     ['login-email', () => counters.hit(key.email, limits.login.max, limits.login.windowMs)],
     [
       'login-account',
       async () =>
-        (await accounts.knows(key.known))
+        (await known)
           ? { allowed: true, retryAfterMs: 0 }
           : accounts.attempt(key.account, limits.loginPerAccount.max, limits.loginPerAccount.windowMs, ACCOUNT_WAIT_CAP_MS),
     ],
@@ -101,7 +107,12 @@ export function createLoginLimits({ counters, accounts, limits, health, log, met
   return {
     async admit(attempt) {
       try {
-        for (const [name, check] of checks(keys(attempt))) {
+        const key = keys(attempt);
+        // Only a read, with nothing counted: asked beside the first check, it adds no round trip.
+        // Unused when an earlier check refuses (its failure is then not this attempt's).
+        const known = accounts.knows(key.known);
+        known.catch(() => undefined);
+        for (const [name, check] of checks(key, known)) {
           const decision = await check();
           if (!decision.allowed) return overLimit({ log, metrics }, name, decision);
         }

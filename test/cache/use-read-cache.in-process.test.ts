@@ -8,7 +8,7 @@
  * through a gateway on the emulator.
  */
 import { randomBytes } from 'node:crypto';
-import { createSchema } from 'graphql-yoga';
+import { createSchema, type Plugin } from 'graphql-yoga';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryCacheStore } from '../../src/cache/memory-cache-store';
 import { createRedisCacheStore } from '../../src/cache/redis-cache-store';
@@ -16,6 +16,7 @@ import { identityScope } from '../../src/cache/scope';
 import { cacheKeys, type CacheStore } from '../../src/cache/cache-store';
 import { useCacheInvalidation } from '../../src/cache/use-cache-invalidation';
 import { useReadCache } from '../../src/cache/use-read-cache';
+import { gatewayError } from '../../src/errors';
 import { useErrorMapping } from '../../src/http/use-error-mapping';
 import { useExecutedOperation } from '../../src/request/executed';
 import { useIdentity, type IdentityContext } from '../../src/identity/use-identity';
@@ -33,19 +34,34 @@ afterAll(() => {
 
 /**
  * The cache store, with the TTL of each write it was asked for, and its writes in flight: the
- * response cache writes after the answer has gone, and a test's next request waits for them.
+ * response cache writes after the answer has gone (starting once the event loop has turned, so
+ * that the answer is written first), and a test's next request waits for them.
  */
-type Recorded = { store: CacheStore; ttls: number[]; written: () => Promise<unknown>; redis?: RedisClient };
+type Recorded = { store: CacheStore; ttls: number[]; lookups: () => number; written: () => Promise<unknown>; hold: () => () => void; redis?: RedisClient };
 function recording(store: CacheStore, redis?: RedisClient): Recorded {
   const ttls: number[] = [];
   const writes: Promise<void>[] = [];
+  /** While set, writes wait for it: a write that arrives late, after whatever the test does meanwhile. */
+  let gate: Promise<void> | undefined;
+  const hold = () => {
+    let release = () => {};
+    gate = new Promise((resolve) => (release = resolve));
+    return () => {
+      gate = undefined;
+      release();
+    };
+  };
   const putMembers: CacheStore['putMembers'] = (group, entries, ttlMs, generation, max) => {
     ttls.push(ttlMs);
-    const write = store.putMembers(group, entries, ttlMs, generation, max);
+    const held = gate;
+    const write = held ? held.then(() => store.putMembers(group, entries, ttlMs, generation, max)) : store.putMembers(group, entries, ttlMs, generation, max);
     writes.push(write);
     return write;
   };
-  return { store: { ...store, putMembers }, ttls, written: () => Promise.all(writes), ...(redis ? { redis } : {}) };
+  const written = () => new Promise((resolve) => setImmediate(resolve)).then(() => Promise.all(writes));
+  let lookups = 0;
+  const getMembers: CacheStore['getMembers'] = (group, ids) => (lookups++, store.getMembers(group, ids));
+  return { store: { ...store, getMembers, putMembers }, ttls, lookups: () => lookups, written, hold, ...(redis ? { redis } : {}) };
 }
 const stores: readonly { readonly name: string; readonly open: () => Promise<Recorded> }[] = [
   { name: 'memory', open: () => Promise.resolve(recording(createMemoryCacheStore())) },
@@ -90,11 +106,21 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
       },
     });
     const state = sessions.state;
+    const readCache = useReadCache({ ...state, store: recorded.store, ttlMs: TTL, metrics, clock: () => now });
+    // As in the gateway: the lookahead right after the identity, then the limits (one stands here:
+    // it refuses requests marked `x-refuse`), then the invalidation and the cache.
+    const refuse: Plugin = {
+      onExecute({ args, setResultAndStopExecution }) {
+        if ((args.contextValue as { request: Request }).request.headers.has('x-refuse')) setResultAndStopExecution({ errors: [gatewayError('RATE_LIMITED')] });
+      },
+    };
     const server = yogaWith([
       useExecutedOperation(state),
       useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
+      readCache.lookahead,
+      refuse,
       useCacheInvalidation({ ...state, store: recorded.store }),
-      useReadCache({ ...state, store: recorded.store, ttlMs: TTL, metrics, clock: () => now }),
+      readCache,
       useErrorMapping({ ...state, log, metrics }),
     ], { schema });
     /** A new upstream user's session (unique per run: RedisClient keeps entries between runs). */
@@ -107,7 +133,9 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
         await recorded.written();
         return answer;
       };
-      return { uid, graphql };
+      /** The answer alone, not waiting for the cache's writes. */
+      const send = (query: string) => server.graphql(query, { headers: { cookie } });
+      return { uid, graphql, send };
     };
     /** The upstream calls since the last look. */
     const upstream = () => calls.splice(0);
@@ -188,6 +216,36 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
     upstream();
     await ada.graphql(READ);
     expect(upstream()).toEqual([]);
+  });
+
+  it('never keeps a read whose write arrives after a mutation invalidated its identity', async () => {
+    const { user, upstream, recorded } = await pipeline();
+    const ada = await user();
+    const release = recorded.hold();
+    await ada.send(READ);
+    // The read's answer has gone; its write to the cache waits while the mutation drops the identity's reads.
+    expect((await ada.send('mutation { deleteStatements(otxIds: ["x"]) }')).codes).toEqual([]);
+    release();
+    await recorded.written();
+    upstream();
+    await ada.graphql(READ);
+    expect(upstream()).toEqual([`${ada.uid} getStatements`]);
+  });
+
+  it('looks a read up once, early, and answers nothing from it when a later check refuses the request', async () => {
+    const { user, upstream, recorded } = await pipeline();
+    const ada = await user();
+    await ada.graphql(READ);
+    upstream();
+    const before = recorded.lookups();
+    const refused = await ada.graphql(READ, { 'x-refuse': '1' });
+    expect(refused.codes).toEqual(['RATE_LIMITED']);
+    expect(refused.body.data ?? null).toBeNull();
+    const hit = await ada.graphql(READ);
+    expect(hit.codes).toEqual([]);
+    expect(upstream()).toEqual([]);
+    // One lookup per read that wants the cache (the refused one's unused).
+    expect(recorded.lookups() - before).toBe(2);
   });
 
   it('never caches a read that selects pdf, nor an operation beside a read', async () => {
