@@ -28,6 +28,9 @@ import { cacheKeys, UNKNOWN_GENERATION, type CacheStore, type GroupRead } from '
 import type { DocumentFacts, ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 
+/** How long an identity's read waits for this replica's own write still on its way. */
+const WRITE_WAIT_MS = 50;
+
 export interface ReadCacheOptions {
   readonly store: CacheStore;
   readonly ttlMs: number;
@@ -114,7 +117,9 @@ export function useReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, o
   const lookUp = async (key: string): Promise<GroupRead> => {
     const { group, id } = groupOf(key);
     const pending = writing.get(group);
-    if (pending) await pending;
+    // Bounded: a slow cache Redis must not hold the identity's next read for a whole command
+    // timeout (after the bound it reads what is there, a miss at worst: caches fail open).
+    if (pending) await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, WRITE_WAIT_MS).unref())]);
     return store.getMembers(group, [id]);
   };
   /** One per request: it remembers the group generation its lookup saw, for the write after. */
