@@ -159,8 +159,9 @@ describe('the example frontend (examples/spa)', () => {
       expect(await context.cookies(gateway.current.url)).toEqual([]);
       // Every request of the page named a trusted document; no query text left it.
       const sent = bodies.map((body) => JSON.parse(body) as Record<string, unknown>);
-      // SessionLeft, Login, Statements, Logout at least (the PDFs are links, not GraphQL).
-      expect(sent.length).toBeGreaterThanOrEqual(4);
+      // Login, Statements, Logout at least: the page's session re-reads depend on timing (the first
+      // is sent before this listener, the download's only while still signed in); the PDFs are links.
+      expect(sent.length).toBeGreaterThanOrEqual(3);
       for (const body of sent) {
         expect(body).toHaveProperty('documentId');
         expect(body).not.toHaveProperty('query');
