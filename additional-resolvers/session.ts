@@ -59,6 +59,12 @@ export const sessionResolvers = {
         throw gatewayError('INVALID_CREDENTIALS');
       }
 
+      // Sessions fail closed: do not count, nor sign in upstream, when the session could not be
+      // kept. First, because on a Cluster a failed check refreshes the client's slot map
+      // (src/redis.ts): after a failover the limits' commands below then reach the new masters
+      // instead of failing on the lost one's slots.
+      await sessionStoreCall(services, () => services.sessions.store.ping());
+
       // The login limits (login-limits.ts), before anything else happens: while limited, even the
       // right password never reaches the upstream.
       const attempt = { address: services.addresses.of(context.request), email, environment };
@@ -72,9 +78,6 @@ export const sessionResolvers = {
         await sessionStoreCall(services, () => services.sessions.end(previous));
         void signOutUpstream(services, previous.environment, previous.credential);
       }
-
-      // Sessions fail closed: do not sign in upstream when the session could not be kept.
-      await sessionStoreCall(services, () => services.sessions.store.ping());
 
       const target = services.upstreams[environment];
       // No answer throws the upstream client's error; the call counts as this request's.
