@@ -31,14 +31,14 @@ import { useOperationSpans } from '../tracing/use-operation-spans';
 import type { GatewayContext } from './context';
 import { useExecutedOperation } from '../request/executed';
 import type { GatewayRuntime } from './runtime';
-import { useResolverServices } from './use-resolver-services';
+import { resolverServicesOf, sessionDependenciesOf, useResolverServices } from './use-resolver-services';
 
 export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] {
-  const { config, log, metrics, clock, upstreams, upstreamFetch, sessions, caches, rateLimits, loginLimits } = runtime;
+  const { config, log, metrics, clock, upstreams, upstreamFetch, caches, rateLimits, loginLimits } = runtime;
   const { limits, cache } = config;
   const { documents } = runtime;
-  const { operations, addresses, setCookies, sessionCookies, outcomes, dropIn, startedAt, uid, onBehalfOf, servedNames } = runtime.requestState;
-  const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams, setCookies, sessionCookies };
+  const { operations, addresses, sessionCookies, outcomes, dropIn, startedAt, uid, onBehalfOf, servedNames } = runtime.requestState;
+  const sessionDependencies = sessionDependenciesOf(runtime);
   const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing, documents }) : undefined;
   // Statement reads per uid; its lookahead starts each lookup once the identity is known.
   const readCache = useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents });
@@ -59,7 +59,7 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
     useDistinctValidationRules(),
     // /graphql's query limits. Introspection follows the upstream, which allows it (its schema is public).
     ...useQueryLimits({ introspection: limits.introspection, introspectionAllowed: () => true, maxQueryBytes: limits.maxQueryBytes }),
-    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, auth: runtime.upstreamAuth, addresses }, definitions: caches.definitions, outcomes }),
+    useResolverServices(resolverServicesOf(runtime, sessionDependencies)),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
     useExecutedOperation({ operations, documents }),
     // With tracing, the operation's span starts here (and ends after the audit log, below).

@@ -38,14 +38,14 @@ import { useOperationSpans } from '../tracing/use-operation-spans';
 import type { GatewayContext } from './context';
 import { useExecutedOperation } from '../request/executed';
 import type { GatewayRuntime } from './runtime';
-import { useResolverServices } from './use-resolver-services';
+import { resolverServicesOf, sessionDependenciesOf, useResolverServices } from './use-resolver-services';
 
 export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] {
-  const { config, log, metrics, clock, upstreams, sessions, caches, rateLimits, loginLimits } = runtime;
+  const { config, log, metrics, clock, upstreams, sessions, caches, rateLimits } = runtime;
   const { limits, cache } = config;
   const { documents } = runtime;
   const { operations, addresses, setCookies, sessionCookies, outcomes, startedAt, uid, onBehalfOf, servedNames, idempotencyMarks } = runtime.requestState;
-  const sessionDependencies = { sessions, health: runtime.sessionStoreHealth, log, metrics, cookieSecure: config.cookieSecure, upstreams, setCookies, sessionCookies };
+  const sessionDependencies = sessionDependenciesOf(runtime);
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
   // Who a request acts as, in this order: the session cookie, an API key.
@@ -101,7 +101,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     // Query limits (text length before parsing; tokens while parsing; depth, aliases,
     // directives, cost while validating; PDFs per answer before executing).
     ...useQueryLimits({ introspection: limits.introspection, maxQueryBytes: limits.maxQueryBytes }),
-    useResolverServices({ sessions: { ...sessionDependencies, loginLimits, auth: runtime.upstreamAuth, addresses }, definitions: caches.definitions, outcomes }),
+    useResolverServices(resolverServicesOf(runtime, sessionDependencies)),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
     useExecutedOperation({ operations, documents }),
     // With tracing, the operation's span starts here (and ends after the audit log, below).
