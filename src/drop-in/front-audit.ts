@@ -7,15 +7,15 @@
  * `answered`).
  */
 import { asEmail, httpOutcome, statementCount, type AuditEntry } from '../audit/use-audit-log';
+import { environmentNamed, type Environment } from '../environment';
 import type { DropInStates } from './state';
 
 const FRONT_AUTH = /\/v2\/auth\/(sign_in|sign_out)$/;
 const MAX_UID = 254;
 
 /** The environment a front request acted in: its path's prefix, else X-Upstream-Environment. */
-function frontEnvironmentOf(url: URL, request: Request): 'production' | 'sandbox' {
-  const production = url.pathname.startsWith('/production/') || request.headers.get('x-upstream-environment')?.trim().toLowerCase() === 'production';
-  return production ? 'production' : 'sandbox';
+function frontEnvironmentOf(url: URL, request: Request): Environment {
+  return url.pathname.startsWith('/production/') ? 'production' : environmentNamed(request.headers.get('x-upstream-environment'));
 }
 
 /** The front's audit lines, read from its state of each request. */
