@@ -51,6 +51,11 @@ export interface ReadCacheOptions {
 /** The reads this cache answers: getStatements and the 12 get<Form>Statements. */
 const READ_FIELD = /^get(F[a-z0-9]+)?Statements$/;
 
+/** Whether a root field is one of the reads this cache answers (an operation with one is never the hot path's). */
+export function isCachedRead(fieldName: string): boolean {
+  return READ_FIELD.test(fieldName);
+}
+
 /** Set on the context by this plugin when the request's read may use the cache. */
 export interface ReadCacheScope {
   readonly scope: string;

@@ -27,6 +27,7 @@ const schema = z
     TRUSTED_DOCUMENTS_FILE: z.string().trim().min(1).optional(),
     TRUSTED_DOCUMENTS_ONLY: flag,
     FAST_PATH: flag,
+    HOT_PATH: flag,
     ALLOWED_ORIGINS: origins,
     COOKIE_SECURE: flag,
     SESSION_IDLE_TIMEOUT: duration('30m'),
@@ -139,6 +140,8 @@ export interface GatewayConfig {
    * through Mesh's delegation (src/fast-path/). false is the way back if the fast path misbehaves.
    */
   readonly fastPath: boolean;
+  /** HOT_PATH (default true; with FAST_PATH, without tracing): src/http/hot-path.ts. false is the way back. */
+  readonly hotPath: boolean;
   readonly logLevel: string;
   readonly production: boolean;
   /**
@@ -284,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     trustedDocuments: { documents: trustedDocuments, only: e.TRUSTED_DOCUMENTS_ONLY ?? false },
     fastPath: e.FAST_PATH ?? true,
+    hotPath: e.HOT_PATH ?? true,
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
     insecureTransport: e.ALLOW_INSECURE_TRANSPORT ? plainTransport(e).map((plain) => plain.variable) : [],

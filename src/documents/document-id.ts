@@ -10,7 +10,7 @@ import type { GraphQLParams } from 'graphql-yoga';
 const PREFIX = 'sha256:';
 
 /** Hex digests compare case-insensitively; the manifest's ids are lowercase. */
-function normalized(id: string): string {
+export function normalized(id: string): string {
   return (id.startsWith(PREFIX) ? id.slice(PREFIX.length) : id).toLowerCase();
 }
 

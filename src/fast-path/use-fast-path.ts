@@ -15,7 +15,8 @@ import { getVariableValues, type ExecutionResult, type GraphQLSchema } from 'gra
 import type { Plugin } from 'graphql-yoga';
 import { rawJsonAnswers } from '../request/raw-json-answers';
 import type { IdentityContext } from '../identity/use-identity';
-import type { Forwarder } from './forward';
+import type { ForwardedAnswers, Forwarder } from './forward';
+import type { HotDocuments } from './hot-documents';
 import type { DocumentPlans } from './plans';
 import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
@@ -25,9 +26,13 @@ export interface FastPathOptions {
   readonly forwarder: Forwarder;
   /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
+  /** The hot path's trusted documents: one executed here passed validation and the query limits. */
+  readonly hot?: HotDocuments;
+  /** The call the hot path made for a request it handed over. */
+  readonly handedOver?: ForwardedAnswers;
 }
 
-export function useFastPath({ plans, forwarder, operations }: FastPathOptions): Plugin<IdentityContext> {
+export function useFastPath({ plans, forwarder, operations, hot, handedOver }: FastPathOptions): Plugin<IdentityContext> {
   /** Forwarded results whose upstream bytes are the answer. */
   const raw = rawJsonAnswers();
 
@@ -38,6 +43,7 @@ export function useFastPath({ plans, forwarder, operations }: FastPathOptions): 
       const executed = operations.get(context.request);
       const plan = executed && plans.planOf(executed);
       if (!plan) return;
+      hot?.confirm(executed.document);
       const variables: unknown = args.variableValues;
       // Variables that do not fit their types are refused here, with graphql-js's own errors.
       let coerced: Readonly<Record<string, unknown>> = {};
@@ -54,7 +60,7 @@ export function useFastPath({ plans, forwarder, operations }: FastPathOptions): 
       // The identity and upstream are read now: useIdentity has set them.
       const call = { request: context.request, identity: context.identity, upstream: context.upstream, variables, coerced, operationName };
       setExecuteFn(async (): Promise<ExecutionResult> => {
-        const { result, bytes } = await forwarder.forward(plan, call);
+        const { result, bytes } = await (handedOver?.get(context.request) ?? forwarder.forward(plan, call));
         if (bytes !== undefined) raw.keep(result, bytes);
         return result;
       });

@@ -12,6 +12,8 @@ import { useReadCache } from '../cache/use-read-cache';
 import { serviceAccountStrategy } from '../credentials/service-account-identity';
 import { useTrustedDocuments } from '../documents/use-trusted-documents';
 import { useFastPath } from '../fast-path/use-fast-path';
+import type { HotDocuments } from '../fast-path/hot-documents';
+import type { IdentityStrategy } from '../identity/strategy';
 import { useErrorMapping } from '../http/use-error-mapping';
 import { usePdfDownloads } from '../http/use-pdf-downloads';
 import { useRoutes } from '../http/use-routes';
@@ -40,19 +42,31 @@ import { useExecutedOperation } from '../request/executed';
 import type { GatewayRuntime } from './runtime';
 import { resolverServicesOf, sessionDependenciesOf, useResolverServices } from './use-resolver-services';
 
-export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] {
+/** Who a request to the gateway's product acts as, in this order: the session cookie, an API key. */
+export function gatewayIdentities(runtime: GatewayRuntime): IdentityStrategy[] {
+  const { rateLimits, upstreams, log, metrics } = runtime;
+  return [
+    browserSessionStrategy(sessionDependenciesOf(runtime)),
+    serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
+  ];
+}
+
+export interface GatewayPluginsOptions {
+  /** gatewayIdentities(runtime), shared with the hot path. */
+  readonly identities: readonly IdentityStrategy[];
+  /** The trusted documents the hot path may answer, once this pipeline has run them. */
+  readonly hot?: HotDocuments;
+}
+
+export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot }: GatewayPluginsOptions): Plugin<GatewayContext>[] {
   const { config, log, metrics, clock, upstreams, sessions, caches, rateLimits } = runtime;
   const { limits, cache } = config;
   const { documents } = runtime;
   const { operations, addresses, setCookies, sessionCookies, outcomes, startedAt, uid, onBehalfOf, servedNames, idempotencyMarks } = runtime.requestState;
+  const { decidedIdentities, decidedLimits, forwardedAnswers } = runtime.requestState;
   const sessionDependencies = sessionDependenciesOf(runtime);
   // /metrics and /ops: OPS_TOKEN when set, else loopback only.
   const opsAccess = createOpsAccess({ ...(config.opsToken ? { token: config.opsToken } : {}), trustProxy: config.trustProxy });
-  // Who a request acts as, in this order: the session cookie, an API key.
-  const identities = [
-    browserSessionStrategy(sessionDependencies),
-    serviceAccountStrategy({ serviceAccounts: runtime.serviceAccounts, rateLimits, upstreams, log, metrics }),
-  ];
   const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing, documents }) : undefined;
   // GraphQL requests the gateway builds itself (the PDF download's read), exempt from the checks
   // only a client's own request needs.
@@ -117,11 +131,12 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
       defaultUpstream: (request) => upstreams[environmentNamed(request.headers.get('x-upstream-environment'))],
       operations,
       uid,
+      decided: decidedIdentities,
     }),
     // Rate limits: root fields per identity; root fields per address without one (login has its
     // own limits, in its resolver and the front's sign-in).
     readCache.lookahead,
-    useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations }),
+    useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations, decided: decidedLimits }),
     useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics, operations, addresses }),
     // Mutations with an Idempotency-Key run at most once per identity and key: after every refusal
     // above (they keep nothing), before anything that may answer or call the upstream.
@@ -133,7 +148,7 @@ export function gatewayPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[
     useCacheInvalidation({ store: caches.store, operations, outcomes }),
     // The fast path: an operation of upstream fields only (no PDF) is one upstream call, not Mesh's
     // delegation. Before the read cache, whose lookup wraps it.
-    ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder, operations })] : []),
+    ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder, operations, ...(hot ? { hot } : {}), handedOver: forwardedAnswers })] : []),
     readCache,
     // Last: every error the client sees gets a contract code and a safe message.
     useErrorMapping({ log, metrics, operations, outcomes }),

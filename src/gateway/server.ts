@@ -17,7 +17,10 @@ import type { GatewayConfig } from '../config';
 import { isFrontPath } from '../drop-in/front-paths';
 import { frontSchemaOf } from '../drop-in/front-schema';
 import { frontPlugins } from './front-plugins';
-import { gatewayPlugins } from './plugins';
+import { gatewayIdentities, gatewayPlugins } from './plugins';
+import { hotPathOptions } from './hot-path-options';
+import { HotDocuments } from '../fast-path/hot-documents';
+import { hotPath } from '../http/hot-path';
 import { upstreamCallPlugins } from './upstream-call-plugins';
 import { publicSchema } from './public-schema';
 import { drainable, type DrainOptions } from './drain';
@@ -139,7 +142,11 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     // (src/ops/graphiql, in the plugin list).
     graphiql: false,
   });
-  const yoga = serve(gatewayPlugins(runtime) as Plugin[], schema);
+  const identities = gatewayIdentities(runtime);
+  // The hot path's documents (src/http/hot-path.ts): with FAST_PATH and HOT_PATH, without tracing, whose
+  // spans are the Yoga pipeline's (a traced gateway answers every request there).
+  const hot = config.fastPath && config.hotPath && !runtime.tracing ? new HotDocuments(config.trustedDocuments.documents, runtime.plans, runtime.documents) : undefined;
+  const yoga = serve(gatewayPlugins(runtime, { identities, ...(hot ? { hot } : {}) }) as Plugin[], schema);
   // The drop-in front serves the upstream's schema (src/drop-in/front-schema.ts).
   const front = serve(frontPlugins(runtime) as Plugin[], frontSchemaOf(schema));
 
@@ -147,7 +154,9 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   runtime.internalRequests.connect((request, serverContext) => yoga.handleRequest(request, serverContext));
 
   // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.
-  const edged = edge({ trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, requests }, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, byProduct(front.requestListener, yoga.requestListener)));
+  // The gateway's product: planned trusted documents on the hot path, everything else through Yoga.
+  const gateway = hot ? hotPath(hotPathOptions(runtime, { hot, schema, identities, yoga }), yoga.requestListener) : yoga.requestListener;
+  const edged = edge({ trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, requests }, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, byProduct(front.requestListener, gateway)));
   // With tracing, each request's SERVER span around all of it (src/tracing/).
   const listener = runtime.tracing ? traceRequests(runtime.tracing, edged) : edged;
   const server: Server = createServer(

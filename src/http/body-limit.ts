@@ -31,7 +31,7 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
  * with at least one own enumerable key, and a Blob): a Buffer would do too, but it runs
  * Object.keys over the body first, which lists every byte index: time that grows with the body.
  */
-function countedBody(chunks: Buffer[]): Blob {
+export function countedBody(chunks: Buffer[]): Blob {
   // Socket buffers are backed by plain ArrayBuffers, never shared ones.
   return Object.assign(new Blob(chunks as Uint8Array<ArrayBuffer>[]), { counted: true });
 }

@@ -8,6 +8,7 @@ import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors';
 import type { UpstreamTarget } from '../upstream/target';
 import { countsAsActivity } from './activity';
+import { identifyRequest, type DecidedIdentities } from './identify';
 import type { IdentityStrategy, RequestIdentity } from './strategy';
 import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
@@ -49,9 +50,11 @@ export interface IdentityOptions {
   readonly operations: RequestSlot<ExecutedOperation>;
   /** The upstream user each request acted as, for its access log line. */
   readonly uid: RequestSlot<string>;
+  /** The step the hot path already took for a request it handed over (identify.ts). */
+  readonly decided?: DecidedIdentities;
 }
 
-export function useIdentity({ strategies, production, defaultUpstream, operations, uid }: IdentityOptions): Plugin<IdentityContext> {
+export function useIdentity({ strategies, production, defaultUpstream, operations, uid, decided }: IdentityOptions): Plugin<IdentityContext> {
   const anonymousFields = new Set([...ANONYMOUS_FIELDS, ...(production ? [] : DEVELOPMENT_ANONYMOUS_FIELDS)]);
   return {
     onContextBuilding({ context, extendContext }) {
@@ -62,19 +65,13 @@ export function useIdentity({ strategies, production, defaultUpstream, operation
       const request = args.contextValue.request;
       const executed = operations.get(request);
       if (!executed) return;
-      const activity = countsAsActivity(executed.fields, (args.variableValues ?? {}) as Record<string, unknown>);
-      for (const strategy of strategies) {
-        const found = strategy.identify(request, { activity });
-        if (!found) continue;
-        const verdict = await found;
-        if ('refusal' in verdict) return setResultAndStopExecution({ errors: [verdict.refusal] });
-        if ('identity' in verdict) {
-          const { identity } = verdict;
-          uid.set(request, identity.uid);
-          extendContext(actingAs(identity));
-          return;
-        }
-        break;
+      const verdict = await (decided?.get(request) ?? identifyRequest(strategies, request, countsAsActivity(executed.fields, (args.variableValues ?? {}) as Record<string, unknown>)));
+      if ('refusal' in verdict) return setResultAndStopExecution({ errors: [verdict.refusal] });
+      if ('identity' in verdict) {
+        const { identity } = verdict;
+        uid.set(request, identity.uid);
+        extendContext(actingAs(identity));
+        return;
       }
       if (executed.fields.some((field) => !anonymousFields.has(field.name.value))) {
         setResultAndStopExecution({ errors: [gatewayError('UNAUTHENTICATED')] });

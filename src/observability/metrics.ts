@@ -43,6 +43,8 @@ export interface GatewayMetrics {
   graphqlError(code: string): void;
   /** An operation executed by the fast path (src/fast-path/) instead of Mesh's delegation. */
   forwarded(kind: 'query' | 'mutation'): void;
+  /** A request answered by the hot path (src/http/hot-path.ts) instead of the Yoga pipeline. */
+  hotPathAnswered(): void;
   /**
    * The contract's `statement_gateway_dependency_up{dependency}`: at each scrape, the states the
    * readiness checks last found (`current`), so that a scrape costs no upstream call; load
@@ -129,6 +131,11 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     labelNames: ['kind'] as const,
     registers: [registry],
   });
+  const hotPathAnswers = new Counter({
+    name: 'statement_gateway_hot_path_answers_total',
+    help: 'Requests for planned trusted documents answered by the hot path on Node http, by the same steps as the Yoga pipeline.',
+    registers: [registry],
+  });
   let currentDependencies: (() => DependencyStates | undefined) | undefined;
   new Gauge({
     name: 'statement_gateway_dependency_up',
@@ -186,6 +193,7 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     sessionCacheLookup: (result) => sessionCache.labels(result).inc(),
     graphqlError: (code) => graphqlErrors.labels(code).inc(),
     forwarded: (kind) => forwarded.labels(kind).inc(),
+    hotPathAnswered: () => hotPathAnswers.inc(),
     observeDependencies: (current) => {
       currentDependencies = current;
     },

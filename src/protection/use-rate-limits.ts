@@ -13,9 +13,9 @@ import type { RateLimit } from '../config';
 import type { IdentityContext } from '../identity/use-identity';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
-import { overLimit, type RateLimitStore } from './rate-limiter';
+import { overLimit, type RateDecision, type RateLimitStore } from './rate-limiter';
+import { RequestSlot } from '../request/slot';
 import type { ExecutedOperation } from '../request/executed';
-import type { RequestSlot } from '../request/slot';
 
 export interface RateLimitsOptions {
   readonly limit: RateLimit;
@@ -25,9 +25,19 @@ export interface RateLimitsOptions {
   readonly metrics: GatewayMetrics;
   /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
+  /** The hit the hot path already counted for a request it handed over (src/http/hot-path.ts). */
+  readonly decided?: DecidedLimits;
 }
 
-export function useRateLimits({ limit, counters, log, metrics, operations }: RateLimitsOptions): Plugin<IdentityContext> {
+/** A request's RATE_LIMIT_SESSION hit, counted once by whichever caller took the step first. */
+export class DecidedLimits extends RequestSlot<Promise<RateDecision>> {}
+
+/** The step itself: an operation of `weight` root fields against the identity's counter. */
+export function hitSessionLimit(counters: RateLimitStore, limit: RateLimit, key: string, weight: number): Promise<RateDecision> {
+  return counters.hit(key, limit.max, limit.windowMs, weight);
+}
+
+export function useRateLimits({ limit, counters, log, metrics, operations, decided }: RateLimitsOptions): Plugin<IdentityContext> {
   return {
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue;
@@ -36,7 +46,7 @@ export function useRateLimits({ limit, counters, log, metrics, operations }: Rat
       // account, which has a limit of its own.
       const key = context.identity?.rateLimitKey;
       if (!executed || key === undefined) return;
-      const decision = await counters.hit(key, limit.max, limit.windowMs, executed.fields.length);
+      const decision = await (decided?.get(context.request) ?? hitSessionLimit(counters, limit, key, executed.fields.length));
       if (!decision.allowed) setResultAndStopExecution({ errors: [overLimit({ log, metrics }, 'session', decision)] });
     },
   };

@@ -19,7 +19,11 @@ const JSON_TYPES = new Set(['application/json', 'application/*', '*/*']);
  * wildcard naming application/json. Undefined where Accept reads otherwise: Yoga then serialises.
  */
 export function jsonMediaTypeOf(request: Request): string | undefined {
-  const accept = request.headers.get('accept');
+  return jsonMediaTypeFor(request.headers.get('accept'));
+}
+
+/** The same, from the Accept header's value. */
+export function jsonMediaTypeFor(accept: string | null | undefined): string | undefined {
   if (!accept) return 'application/json';
   for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
     const [type, ...params] = entry.split(';');

@@ -18,7 +18,8 @@ export class SetCookies extends RequestSlot<string[]> {
 export function useSessionCookies({ setCookies: jars }: { readonly setCookies: SetCookies }): Plugin {
   return {
     onRequest({ request }) {
-      jars.set(request, []);
+      // A request the hot path handed over (src/http/hot-path.ts) may have one already.
+      jars.ensure(request, () => []);
     },
     onResponse({ request, response }) {
       const jar = jars.get(request);

@@ -6,7 +6,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
-import { checkCsrf, csrfLogFields, csrfMessage } from './csrf';
+import { checkCsrf, csrfLogFields, csrfMessage, type CsrfVerdict } from './csrf';
 import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 import type { SessionCookies } from './cookie';
@@ -24,16 +24,27 @@ export interface CsrfOptions {
   readonly sessionCookies: SessionCookies;
 }
 
-export function useCsrf({ allowedOrigins, trustProxy, cookieSecure, log, exempt, operations, sessionCookies }: CsrfOptions): Plugin<{ readonly request: Request }> {
+export type CsrfStepOptions = Pick<CsrfOptions, 'allowedOrigins' | 'trustProxy' | 'cookieSecure' | 'sessionCookies'>;
+
+/**
+ * The step itself, for both callers (this plugin, the hot path in src/http/hot-path.ts): the
+ * verdict for a request with the session cookie or a `login`, undefined for any other.
+ */
+export function csrfStep(request: Request, executed: ExecutedOperation, { allowedOrigins, trustProxy, cookieSecure, sessionCookies }: CsrfStepOptions): CsrfVerdict | undefined {
+  const cookie = sessionCookies.of(request, cookieSecure);
+  if (cookie === undefined && !executed.fields.some((field) => field.name.value === 'login')) return undefined;
+  return checkCsrf(request, { allowedOrigins, trustProxy });
+}
+
+export function useCsrf(options: CsrfOptions): Plugin<{ readonly request: Request }> {
+  const { log, exempt, operations } = options;
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const request = args.contextValue.request;
       const executed = operations.get(request);
       if (!executed || exempt(request)) return;
-      const cookie = sessionCookies.of(request, cookieSecure);
-      if (cookie === undefined && !executed.fields.some((field) => field.name.value === 'login')) return;
-      const verdict = checkCsrf(request, { allowedOrigins, trustProxy });
-      if (verdict.ok) return;
+      const verdict = csrfStep(request, executed, options);
+      if (!verdict || verdict.ok) return;
       log.csrfRefused(csrfLogFields(verdict));
       setResultAndStopExecution({ errors: [gatewayError('CSRF_CHECK_FAILED', csrfMessage(verdict))] });
     },

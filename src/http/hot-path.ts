@@ -1,0 +1,208 @@
+/**
+ * The hot path: a `POST /graphql` naming a hot trusted document (fast-path/hot-documents.ts: an
+ * upstream-only query the Yoga pipeline has already validated and run once) is answered on Node's
+ * `http` objects, without Yoga's and envelop's per-request machinery, by the same steps the
+ * pipeline takes, each the one function both callers use:
+ *
+ *   the body's shape and the document's variables (graphql-js's coercion, as useFastPath)
+ *   -> the CSRF/origin check (csrfStep, as useCsrf)
+ *   -> the identity (identifyRequest, as useIdentity)
+ *   -> RATE_LIMIT_SESSION (hitSessionLimit, as useRateLimits)
+ *   -> one upstream call (the forwarder, as useFastPath)
+ *   -> the answer (the upstream's bytes, the CORS and cookie headers, as Yoga writes them), one
+ *      access-log line and the standard GraphQL metrics (served-metrics.ts).
+ *
+ * Only a clean answer is written here. Anything else (a body of another shape, a refused check,
+ * an anonymous caller, an answer with errors) goes to the Yoga pipeline, which answers it as it
+ * answers any request: before the first step that acts, as the raw request; after it, as the same
+ * Request object with the steps already taken (the identity, the limit's hit, the upstream call)
+ * handed over in request slots, so nothing is counted, touched or sent upstream twice, and the
+ * error mapping, audit trail and metrics of errors stay the pipeline's alone.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AsyncResource } from 'node:async_hooks';
+import { getVariableValues, type GraphQLSchema } from 'graphql';
+import type { CORSOptions } from 'graphql-yoga';
+import { getCORSHeadersByRequestAndOptions, normalizeNodeRequest, sendNodeResponse, type FetchAPI, type ServerAdapterInitialContext } from '@whatwg-node/server';
+import type { RateLimit } from '../config';
+import { normalized } from '../documents/document-id';
+import { DEFAULT_MESSAGES, errorAnswer } from '../errors';
+import type { HotDocument, HotDocuments } from '../fast-path/hot-documents';
+import type { ForwardedAnswers, Forwarder } from '../fast-path/forward';
+import { countsAsActivity } from '../identity/activity';
+import { identifyRequest, type DecidedIdentities } from '../identity/identify';
+import type { IdentityStrategy } from '../identity/strategy';
+import type { LogEvents } from '../observability/log-events';
+import type { ServedMetrics } from '../observability/served-metrics';
+import { hitSessionLimit, type DecidedLimits } from '../protection/use-rate-limits';
+import type { RateLimitStore } from '../protection/rate-limiter';
+import { jsonMediaTypeFor } from '../request/raw-json-answers';
+import type { ExecutedOperation } from '../request/executed';
+import type { RequestSlot } from '../request/slot';
+import type { SessionCookies } from '../session/cookie';
+import type { SetCookies } from '../session/cookie-jar';
+import { csrfStep } from '../session/use-csrf';
+import { countedBody } from './body-limit';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** `{"documentId":"sha256:<64 hex>"}` is 88 bytes; variables and an operation name fit in the rest. */
+const MAX_HOT_BODY = 4_096;
+const BODY_KEYS = new Set(['documentId', 'variables', 'operationName']);
+
+export interface HotPathOptions {
+  readonly hot: HotDocuments;
+  /** The gateway's schema, for the variables' coercion. */
+  readonly schema: GraphQLSchema;
+  /** The gateway pipeline's identity strategies, in its order. */
+  readonly strategies: readonly IdentityStrategy[];
+  readonly csrf: { readonly allowedOrigins: readonly string[]; readonly trustProxy: number; readonly cookieSecure: boolean };
+  readonly limit: RateLimit;
+  readonly counters: RateLimitStore;
+  readonly forwarder: Forwarder;
+  readonly log: LogEvents;
+  readonly metrics: ServedMetrics;
+  readonly clock: () => number;
+  /** Yoga's `cors` option (http/cors.ts). */
+  readonly cors: (request: Request) => CORSOptions;
+  /** The request slots both callers read (gateway/request-state.ts). */
+  readonly state: {
+    readonly operations: RequestSlot<ExecutedOperation>;
+    readonly uid: RequestSlot<string>;
+    readonly setCookies: SetCookies;
+    readonly sessionCookies: SessionCookies;
+    readonly decidedIdentities: DecidedIdentities;
+    readonly decidedLimits: DecidedLimits;
+    readonly forwardedAnswers: ForwardedAnswers;
+  };
+  /** The Yoga pipeline: its fetch API, and its handler for a Request the hot path began. */
+  readonly yoga: {
+    readonly fetchAPI: FetchAPI;
+    handleRequest(request: Request, serverContext: Partial<ServerAdapterInitialContext> & { req: IncomingMessage; res: ServerResponse }): Response | Promise<Response>;
+  };
+}
+
+/** What the request's body asks for, when it has the one shape this path answers. */
+interface HotCall {
+  readonly entry: HotDocument;
+  readonly variables: Readonly<Record<string, unknown>> | undefined;
+  readonly coerced: Readonly<Record<string, unknown>>;
+  readonly operationName: string | undefined;
+}
+
+/** Whether the headers alone allow this path: Yoga's own POST shape, a caller that names itself. */
+function eligible(req: IncomingMessage): boolean {
+  const { headers } = req;
+  if (req.method !== 'POST' || req.url !== '/graphql') return false;
+  const length = Number(headers['content-length']);
+  if (!(length > 0 && length <= MAX_HOT_BODY)) return false;
+  const type = headers['content-type'];
+  if (type !== 'application/json' && !type?.startsWith('application/json;')) return false;
+  // An Idempotency-Key names a mutation's run; these are queries: the pipeline says what it means.
+  if (headers['idempotency-key'] !== undefined) return false;
+  return headers.cookie !== undefined || headers.authorization !== undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function hotPath(options: HotPathOptions, next: Listener): Listener {
+  const { hot, schema, strategies, csrf, limit, counters, forwarder, log, metrics, clock, cors, state, yoga } = options;
+  if (hot.size === 0) return next;
+  const csrfOptions = { ...csrf, sessionCookies: state.sessionCookies };
+
+  /** The body's call, or undefined when the pipeline must read it (any other shape, refused variables). */
+  const callOf = (body: Buffer): HotCall | undefined => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (!isRecord(parsed) || Object.keys(parsed).some((key) => !BODY_KEYS.has(key))) return undefined;
+    const { documentId, variables, operationName } = parsed;
+    if (typeof documentId !== 'string') return undefined;
+    if (variables !== undefined && variables !== null && !isRecord(variables)) return undefined;
+    if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
+    const entry = hot.get(normalized(documentId));
+    if (!entry || (typeof operationName === 'string' && operationName !== entry.operationName)) return undefined;
+    const given = variables ?? undefined;
+    let coerced: Readonly<Record<string, unknown>> = {};
+    if (entry.plan.variableDefinitions.length > 0) {
+      const values = getVariableValues(schema, entry.plan.variableDefinitions, given ?? {}, { maxErrors: 50 });
+      if (values.errors) return undefined;
+      coerced = values.coerced;
+    }
+    return { entry, variables: given, coerced, operationName: operationName ?? undefined };
+  };
+
+  /** The clean answer, as Yoga writes it (raw-json-answers.ts, the CORS plugin, useSessionCookies). */
+  const answer = (request: Request, req: IncomingMessage, res: ServerResponse, bytes: string, mediaType: string) => {
+    const response = new yoga.fetchAPI.Response(bytes, { status: 200, headers: { 'Content-Type': `${mediaType}; charset=utf-8` } });
+    const corsHeaders = getCORSHeadersByRequestAndOptions(request, cors(request));
+    if (corsHeaders) for (const name in corsHeaders) response.headers.set(name, corsHeaders[name] as string);
+    for (const value of state.setCookies.get(request) ?? []) response.headers.append('set-cookie', value);
+    response.headers.set('cache-control', 'no-store');
+    return sendNodeResponse(response, res, req, true);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, chunks: Buffer[], startedAt: number): Promise<void> => {
+    const body = Buffer.concat(chunks);
+    // As body-limit.ts hands a counted body to whatwg-node: the pipeline reads it from there.
+    (req as IncomingMessage & { body?: Blob }).body = countedBody(chunks);
+    const call = callOf(body);
+    const mediaType = jsonMediaTypeFor(req.headers.accept);
+    if (!call || !mediaType) return next(req, res);
+    const { entry } = call;
+    const request = normalizeNodeRequest(req, yoga.fetchAPI, res);
+    // From here on the pipeline gets this same Request: whatever this path decided goes with it.
+    const handOver = async () => {
+      const response = await yoga.handleRequest(request, { req, res });
+      await sendNodeResponse(response, res, req, true);
+    };
+    state.operations.set(request, entry.executed);
+    state.setCookies.set(request, []);
+    const verdict = csrfStep(request, entry.executed, csrfOptions);
+    if (verdict && !verdict.ok) return handOver();
+    const identified = identifyRequest(strategies, request, countsAsActivity(entry.executed.fields, call.variables));
+    state.decidedIdentities.set(request, identified);
+    const found = await identified;
+    if (!('identity' in found)) return handOver();
+    const { identity } = found;
+    state.uid.set(request, identity.uid);
+    const key = identity.rateLimitKey;
+    if (key !== undefined) {
+      const hit = hitSessionLimit(counters, limit, key, entry.executed.fields.length);
+      state.decidedLimits.set(request, hit);
+      if (!(await hit).allowed) return handOver();
+    }
+    const executeStarted = clock();
+    const forwarded = forwarder.forward(entry.plan, { request, identity, upstream: identity.upstream, variables: call.variables, coerced: call.coerced, operationName: call.operationName });
+    state.forwardedAnswers.set(request, forwarded);
+    const { bytes } = await forwarded;
+    if (bytes === undefined) return handOver();
+    const executeMs = clock() - executeStarted;
+    await answer(request, req, res, bytes, mediaType);
+    const durationMs = clock() - startedAt;
+    log.requestCompleted({ method: 'POST', path: '/graphql', status: 200, durationMs, operation: entry.executed.names, uid: identity.uid });
+    metrics.served(entry.plan.kind, 200, durationMs / 1000, executeMs / 1000);
+  };
+
+  return (req, res) => {
+    if (!eligible(req)) return next(req, res);
+    const startedAt = clock();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('error', () => res.destroy());
+    // The request's context (its id for the logs) goes on with the body's end.
+    req.once('end', AsyncResource.bind(() => {
+      handle(req, res, chunks, startedAt).catch((error: unknown) => {
+        log.unexpectedError({ error, operation: 'hot-path' });
+        if (res.headersSent) return res.destroy();
+        const { status, headers, body } = errorAnswer(500, 'INTERNAL_SERVER_ERROR', DEFAULT_MESSAGES.INTERNAL_SERVER_ERROR);
+        res.writeHead(status, headers).end(body);
+      });
+    }));
+  };
+}
