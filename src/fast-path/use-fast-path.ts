@@ -43,7 +43,11 @@ export function useFastPath({ plans, forwarder, operations, hot, handedOver }: F
       const executed = operations.get(context.request);
       const plan = executed && plans.planOf(executed);
       if (!plan) return;
-      hot?.confirm(executed.document);
+      if (hot) {
+        hot.confirm(executed.document);
+        const text = (context as { params?: { query?: unknown } }).params?.query;
+        if (typeof text === 'string') hot.confirmText(text);
+      }
       const variables: unknown = args.variableValues;
       // Variables that do not fit their types are refused here, with graphql-js's own errors.
       let coerced: Readonly<Record<string, unknown>> = {};

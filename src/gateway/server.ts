@@ -145,7 +145,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const identities = gatewayIdentities(runtime);
   // The hot path's documents (src/http/hot-path.ts): with FAST_PATH and HOT_PATH, without tracing, whose
   // spans are the Yoga pipeline's (a traced gateway answers every request there).
-  const hot = config.fastPath && config.hotPath && !runtime.tracing ? new HotDocuments(config.trustedDocuments.documents, runtime.plans, runtime.documents) : undefined;
+  const hot = config.fastPath && config.hotPath && !runtime.tracing ? new HotDocuments(config.trustedDocuments.documents, runtime.plans, runtime.documents, { texts: !config.trustedDocuments.only }) : undefined;
   const yoga = serve(gatewayPlugins(runtime, { identities, ...(hot ? { hot } : {}) }) as Plugin[], schema);
   // The drop-in front serves the upstream's schema (src/drop-in/front-schema.ts).
   const front = serve(frontPlugins(runtime) as Plugin[], frontSchemaOf(schema));

@@ -1,6 +1,7 @@
 /**
- * The hot path: a `POST /graphql` naming a hot trusted document (fast-path/hot-documents.ts: an
- * upstream-only query the Yoga pipeline has already validated and run once) is answered on Node's
+ * The hot path: a `POST /graphql` naming a hot trusted document by its id, or sending its exact
+ * text (fast-path/hot-documents.ts: an upstream-only query the Yoga pipeline has already validated
+ * and run once in that form) is answered on Node's
  * `http` objects, without Yoga's and envelop's per-request machinery, by the same steps the
  * pipeline takes, each the one function both callers use:
  *
@@ -48,7 +49,7 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** `{"documentId":"sha256:<64 hex>"}` is 88 bytes; variables and an operation name fit in the rest. */
 const MAX_HOT_BODY = 4_096;
-const BODY_KEYS = new Set(['documentId', 'variables', 'operationName']);
+const BODY_KEYS = new Set(['documentId', 'query', 'variables', 'operationName']);
 
 export interface HotPathOptions {
   readonly hot: HotDocuments;
@@ -121,11 +122,12 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
       return undefined;
     }
     if (!isRecord(parsed) || Object.keys(parsed).some((key) => !BODY_KEYS.has(key))) return undefined;
-    const { documentId, variables, operationName } = parsed;
-    if (typeof documentId !== 'string') return undefined;
+    const { documentId, query, variables, operationName } = parsed;
+    // A document id, or the text of a hot document (never both).
+    if (typeof documentId === typeof query || (documentId !== undefined && typeof documentId !== 'string') || (query !== undefined && typeof query !== 'string')) return undefined;
     if (variables !== undefined && variables !== null && !isRecord(variables)) return undefined;
     if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
-    const entry = hot.get(normalized(documentId));
+    const entry = typeof documentId === 'string' ? hot.get(normalized(documentId)) : typeof query === 'string' ? hot.byText(query) : undefined;
     if (!entry || (typeof operationName === 'string' && operationName !== entry.operationName)) return undefined;
     const given = variables ?? undefined;
     let coerced: Readonly<Record<string, unknown>> = {};

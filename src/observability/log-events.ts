@@ -85,6 +85,10 @@ export function createLogEvents(logger: Logger) {
     upstreamFailed(fields: { environment: Environment; operation: string; reason: 'refused' | 'timeout' | 'status' | 'malformed' | 'too-large'; status?: number }) {
       logger.warn({ event: 'upstream.failed', ...fields }, 'upstream call failed');
     },
+    /** A call given up because every request waiting for it went away: not the upstream's failure. */
+    upstreamAbandoned(fields: { environment: Environment; operation: string }) {
+      logger.info({ event: 'upstream.abandoned', ...fields }, 'upstream call abandoned: the client went away');
+    },
     storeUnavailable(fields: { store: string; error: unknown }) {
       logger.error({ event: 'store.unavailable', store: fields.store, error: describe(fields.error) }, 'store unavailable');
     },

@@ -235,7 +235,9 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
         // The caller went away (its request was aborted): not the upstream's failure, not measured.
         const callerGone = !timedOut && controller.signal.aborted;
         if (!callerGone) observe(timedOut ? 'timeout' : 'error');
-        options.log.upstreamFailed({ ...call, reason: timedOut ? 'timeout' : 'refused' });
+        // A client that went away is no upstream failure: no warning for the on-call engineer.
+        if (callerGone) options.log.upstreamAbandoned(call);
+        else options.log.upstreamFailed({ ...call, reason: timedOut ? 'timeout' : 'refused' });
         return { error: gatewayError('UPSTREAM_UNAVAILABLE', undefined, { cause: error }), blame: callerGone ? 'caller' : 'upstream', retryable: !timedOut && !callerGone };
       }
       if (response.status >= 500) {
