@@ -12,7 +12,7 @@
  * the pipeline has run that text, and never where TRUSTED_DOCUMENTS_ONLY is set.
  */
 import { Kind, OperationTypeNode, type DocumentNode } from 'graphql';
-import { isCachedRead } from '../cache/use-read-cache';
+import { isCachedRead } from '../cache/read-cache';
 import type { DocumentFacts, ExecutedOperation } from '../request/executed';
 import type { DocumentPlans, ForwardPlan } from './plans';
 

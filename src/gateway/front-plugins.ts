@@ -11,6 +11,7 @@ import type { Plugin } from 'graphql-yoga';
 import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { useReadCache } from '../cache/use-read-cache';
+import { createReadCache } from '../cache/read-cache';
 import { frontAuditEntries } from '../drop-in/front-audit';
 import { FRONT_GRAPHQL_PATHS } from '../drop-in/front-paths';
 import { dropInStrategy, frontTarget } from '../drop-in/front-identity';
@@ -41,7 +42,7 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
   const sessionDependencies = sessionDependenciesOf(runtime);
   const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing, documents }) : undefined;
   // Statement reads per uid; its lookahead starts each lookup once the identity is known.
-  const readCache = useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents });
+  const readCache = useReadCache({ cache: createReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, documents }), operations });
   return [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy, addresses }),

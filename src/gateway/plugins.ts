@@ -9,6 +9,7 @@ import type { Plugin } from 'graphql-yoga';
 import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { useReadCache } from '../cache/use-read-cache';
+import { createReadCache, type ReadCache } from '../cache/read-cache';
 import { serviceAccountStrategy } from '../credentials/service-account-identity';
 import { useTrustedDocuments } from '../documents/use-trusted-documents';
 import { useFastPath } from '../fast-path/use-fast-path';
@@ -56,11 +57,19 @@ export interface GatewayPluginsOptions {
   readonly identities: readonly IdentityStrategy[];
   /** The trusted documents the hot path may answer, once this pipeline has run them. */
   readonly hot?: HotDocuments;
+  /** The read cache's steps (readCacheOf(runtime)), shared with the hot path. */
+  readonly reads: ReadCache;
 }
 
-export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot }: GatewayPluginsOptions): Plugin<GatewayContext>[] {
+/** The gateway product's read cache (statement reads per identity, on the cache store). */
+export function readCacheOf(runtime: GatewayRuntime): ReadCache {
+  const { caches, config, metrics, clock, documents } = runtime;
+  return createReadCache({ store: caches.store, ttlMs: config.cache.readsTtlMs, metrics, clock, documents });
+}
+
+export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot, reads }: GatewayPluginsOptions): Plugin<GatewayContext>[] {
   const { config, log, metrics, clock, upstreams, sessions, caches, rateLimits } = runtime;
-  const { limits, cache } = config;
+  const { limits } = config;
   const { documents } = runtime;
   const { operations, addresses, setCookies, sessionCookies, outcomes, startedAt, uid, onBehalfOf, servedNames, idempotencyMarks } = runtime.requestState;
   const { decidedIdentities, decidedLimits, forwardedAnswers } = runtime.requestState;
@@ -80,7 +89,7 @@ export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot }: Gat
     health: runtime.sessionStoreHealth, metrics, log, clock, operations, outcomes, marks: idempotencyMarks,
   });
   // Statement reads per identity; its lookahead starts each lookup once the identity is known.
-  const readCache = useReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, operations, documents });
+  const readCache = useReadCache({ cache: reads, operations });
   const plugins: Plugin<GatewayContext>[] = [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy, addresses }),

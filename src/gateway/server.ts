@@ -17,7 +17,7 @@ import type { GatewayConfig } from '../config';
 import { isFrontPath } from '../drop-in/front-paths';
 import { frontSchemaOf } from '../drop-in/front-schema';
 import { frontPlugins } from './front-plugins';
-import { gatewayIdentities, gatewayPlugins } from './plugins';
+import { gatewayIdentities, gatewayPlugins, readCacheOf } from './plugins';
 import { hotPathOptions } from './hot-path-options';
 import { HotDocuments } from '../fast-path/hot-documents';
 import { hotPath } from '../http/hot-path';
@@ -146,7 +146,8 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   // The hot path's documents (src/http/hot-path.ts): with FAST_PATH and HOT_PATH, without tracing, whose
   // spans are the Yoga pipeline's (a traced gateway answers every request there).
   const hot = config.fastPath && config.hotPath && !runtime.tracing ? new HotDocuments(config.trustedDocuments.documents, runtime.plans, runtime.documents, { texts: !config.trustedDocuments.only }) : undefined;
-  const yoga = serve(gatewayPlugins(runtime, { identities, ...(hot ? { hot } : {}) }) as Plugin[], schema);
+  const reads = readCacheOf(runtime);
+  const yoga = serve(gatewayPlugins(runtime, { identities, reads, ...(hot ? { hot } : {}) }) as Plugin[], schema);
   // The drop-in front serves the upstream's schema (src/drop-in/front-schema.ts).
   const front = serve(frontPlugins(runtime) as Plugin[], frontSchemaOf(schema));
 

@@ -15,6 +15,7 @@ import { createRedisCacheStore } from '../../src/cache/redis-cache-store';
 import { identityScope } from '../../src/cache/scope';
 import { cacheKeys, type CacheStore } from '../../src/cache/cache-store';
 import { useCacheInvalidation } from '../../src/cache/use-cache-invalidation';
+import { createReadCache } from '../../src/cache/read-cache';
 import { useReadCache } from '../../src/cache/use-read-cache';
 import { gatewayError } from '../../src/errors';
 import { useErrorMapping } from '../../src/http/use-error-mapping';
@@ -106,7 +107,7 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
       },
     });
     const state = sessions.state;
-    const readCache = useReadCache({ ...state, store: recorded.store, ttlMs: TTL, metrics, clock: () => now });
+    const readCache = useReadCache({ ...state, cache: createReadCache({ ...state, store: recorded.store, ttlMs: TTL, metrics, clock: () => now }) });
     // As in the gateway: the lookahead right after the identity, then the limits (one stands here:
     // it refuses requests marked `x-refuse`), then the invalidation and the cache.
     const refuse: Plugin = {

@@ -1,0 +1,170 @@
+/**
+ * The read cache's steps (statement reads per identity, on the cache store), for both of its
+ * callers: the Yoga pipeline's useReadCache (through @envelop/response-cache) and the hot path
+ * (src/http/hot-path.ts). One per gateway pipeline: its writes still on their way are its own, and
+ * an identity's next read here waits for them (bounded), whichever caller made them.
+ *
+ * What is stored is `{"storedAt":<ms>,"result":<the result's JSON>}`; a hit is answered with the
+ * result's bytes as they were stored, never parsed and serialised again.
+ */
+import { createHash } from 'node:crypto';
+import { OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
+import type { RequestIdentity } from '../identity/strategy';
+import type { GatewayMetrics } from '../observability/metrics';
+import type { DocumentFacts, ExecutedOperation } from '../request/executed';
+import type { UpstreamTarget } from '../upstream/target';
+import { cacheKeys, UNKNOWN_GENERATION, type CacheStore, type GroupRead } from './cache-store';
+import { identityScope } from './scope';
+
+/** How long an identity's read waits for this replica's own write still on its way. */
+const WRITE_WAIT_MS = 50;
+/** The reads this cache answers: getStatements and the 12 get<Form>Statements. */
+const READ_FIELD = /^get(F[a-z0-9]+)?Statements$/;
+/** A stored entry's head; the rest, but its closing brace, is the result's JSON. */
+const STORED_HEAD = /^\{"storedAt":(\d+),"result":/;
+
+/** Whether a root field is one of the reads this cache answers. */
+export function isCachedRead(fieldName: string): boolean {
+  return READ_FIELD.test(fieldName);
+}
+
+export interface ReadCacheScope {
+  readonly scope: string;
+  /** A bounded metrics label: the read's field, or `multiple`. */
+  readonly operation: string;
+}
+
+/** A hit: when it was stored, and the result's JSON. */
+export interface StoredAnswer {
+  readonly storedAt: number;
+  readonly bytes: string;
+}
+
+/** `Cache-Control: no-cache` (or `no-store`, or `max-age=0`) on the request: skip the cached answer. */
+export function bypasses(cacheControl: string | null | undefined): boolean {
+  if (!cacheControl) return false;
+  const directives = cacheControl.toLowerCase().split(',').map((directive) => directive.trim());
+  return directives.some((directive) => directive === 'no-cache' || directive === 'no-store' || directive === 'max-age=0');
+}
+
+/** No error in the result and none in any payload's own `errors` list. */
+export function cleanResult(result: { errors?: readonly unknown[]; data?: unknown }): boolean {
+  if (result.errors?.length) return false;
+  if (typeof result.data !== 'object' || result.data === null) return false;
+  return Object.values(result.data).every((payload: unknown) => {
+    if (typeof payload !== 'object' || payload === null) return payload === null ? false : true;
+    const errors = (payload as { errors?: unknown }).errors;
+    return !Array.isArray(errors) || errors.length === 0;
+  });
+}
+
+/** The stored entry's answer, or undefined for an entry of another form (older bare entries: misses). */
+export function storedAnswer(text: string): StoredAnswer | undefined {
+  const head = STORED_HEAD.exec(text);
+  if (!head || !text.endsWith('}')) return undefined;
+  return { storedAt: Number(head[1]), bytes: text.slice(head[0].length, -1) };
+}
+
+/** The key of a read: its scope, and a hash of its document, variables and operation name. */
+export function readKey(scope: string | null | undefined, documentString: string, variableValues: unknown, operationName: string | null | undefined): string {
+  return `${scope ?? ''}|${createHash('sha256')
+    .update(documentString)
+    .update('\0')
+    .update(JSON.stringify(variableValues ?? {}))
+    .update('\0')
+    .update(operationName ?? '')
+    .digest('base64url')}`;
+}
+
+export interface ReadCacheOptions {
+  readonly store: CacheStore;
+  readonly ttlMs: number;
+  readonly metrics: GatewayMetrics;
+  readonly clock: () => number;
+  /**
+   * Distinct reads kept per identity (the most recently written; older ones are dropped first).
+   * Each variant of a query or its variables is one entry: without a bound, one identity could
+   * fill the shared store with variants and evict everybody else's entries.
+   */
+  readonly maxEntries?: number;
+  /** What is known of each parsed document (whether it selects `pdf`). */
+  readonly documents: DocumentFacts;
+}
+
+export interface ReadCache {
+  readonly ttlMs: number;
+  /** The clock entries are stamped with (for `Age`). */
+  now(): number;
+  /** The read's scope when this cache may answer it: a trusted identity's query of reads only, no PDF. */
+  scopeOf(identity: RequestIdentity | undefined, upstream: UpstreamTarget, executed: ExecutedOperation | undefined, document: DocumentNode): ReadCacheScope | undefined;
+  /** The identity's entry, after this replica's own write to its group still on its way. */
+  lookUp(key: string): Promise<GroupRead>;
+  /** What a lookup found (undefined: a miss, or bypassed), counted in the metrics. */
+  found(read: GroupRead, scope: ReadCacheScope, cacheControl: string | null | undefined): StoredAnswer | undefined;
+  /**
+   * Stores an answer after it was sent (never before: serialising, sealing and sending the entry
+   * would delay every miss), unless a mutation's invalidation changed the group since `generation`
+   * was read, however late the write arrives.
+   */
+  write(key: string, generation: string, result: ExecutionResult, ttlMs: number): void;
+  /** The ttl of an answer for this identity: never past the upstream credential's expiry. */
+  ttlFor(identity: RequestIdentity | undefined, ttlMs: number): number;
+}
+
+export function createReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, documents }: ReadCacheOptions): ReadCache {
+  /** Writes not yet done, by group: the last one of each (sent after the others, it ends after them). */
+  const writing = new Map<string, Promise<unknown>>();
+  const groupOf = (key: string) => {
+    const bar = key.indexOf('|');
+    return { group: cacheKeys.reads(key.slice(0, bar)), id: key.slice(bar + 1) };
+  };
+  return {
+    ttlMs,
+    now: clock,
+    scopeOf(identity, upstream, executed, document) {
+      // An identity caches may not trust (a credential the upstream has not accepted yet) must reach the upstream.
+      if (!identity?.cacheTrusted) return undefined;
+      if (executed?.operation.operation !== OperationTypeNode.QUERY) return undefined;
+      const fields = [...new Set(executed.fields.map((field) => field.name.value))].filter((field) => field !== '__typename');
+      if (fields.length === 0 || !fields.every((field) => READ_FIELD.test(field)) || documents.selectsPdf(document)) return undefined;
+      // Past the upstream credential's own expiry the upstream would refuse the read: so must we.
+      const credential = identity.credential();
+      const expiry = credential.expiry;
+      if (expiry !== undefined && expiry * 1000 <= clock()) return undefined;
+      return { scope: identityScope(upstream.cacheNamespace, credential.uid), operation: fields.length === 1 ? (fields[0] ?? 'unknown') : 'multiple' };
+    },
+    async lookUp(key) {
+      const { group, id } = groupOf(key);
+      const pending = writing.get(group);
+      // Bounded: a slow cache Redis must not hold the identity's next read for a whole command
+      // timeout (after the bound it reads what is there, a miss at worst: caches fail open).
+      if (pending) await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, WRITE_WAIT_MS).unref())]);
+      return store.getMembers(group, [id]);
+    },
+    found(read, scope, cacheControl) {
+      const text = read.values[0];
+      const stored = text == null || bypasses(cacheControl) ? undefined : storedAnswer(text);
+      const result = stored ? 'hit' : 'miss';
+      metrics.cacheLookup('statements', result);
+      metrics.readCacheLookup(scope.operation, result);
+      return stored;
+    },
+    write(key, generation, result, ttl) {
+      if (generation === UNKNOWN_GENERATION || ttl <= 0) return;
+      const { group, id } = groupOf(key);
+      const storedAt = clock();
+      // Written once the answer is on its way; the identity's next lookup here waits for it (lookUp).
+      const written = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => store.putMembers(group, [{ id, value: JSON.stringify({ storedAt, result }) }], ttl, generation, maxEntries))
+        .catch(() => metrics.cacheStoreError('putMembers'))
+        .finally(() => {
+          if (writing.get(group) === written) writing.delete(group);
+        });
+      writing.set(group, written);
+    },
+    ttlFor(identity, ttl) {
+      const expiry = identity?.credential().expiry;
+      return expiry === undefined ? ttl : Math.max(0, Math.min(ttl, expiry * 1000 - clock()));
+    },
+  };
+}
