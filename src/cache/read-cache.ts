@@ -23,11 +23,6 @@ const READ_FIELD = /^get(F[a-z0-9]+)?Statements$/;
 /** A stored entry's head; the rest, but its closing brace, is the result's JSON. */
 const STORED_HEAD = /^\{"storedAt":(\d+),"result":/;
 
-/** Whether a root field is one of the reads this cache answers. */
-export function isCachedRead(fieldName: string): boolean {
-  return READ_FIELD.test(fieldName);
-}
-
 export interface ReadCacheScope {
   readonly scope: string;
   /** A bounded metrics label: the read's field, or `multiple`. */
@@ -97,10 +92,17 @@ export interface ReadCache {
   now(): number;
   /** The read's scope when this cache may answer it: a trusted identity's query of reads only, no PDF. */
   scopeOf(identity: RequestIdentity | undefined, upstream: UpstreamTarget, executed: ExecutedOperation | undefined, document: DocumentNode): ReadCacheScope | undefined;
-  /** The identity's entry, after this replica's own write to its group still on its way. */
-  lookUp(key: string): Promise<GroupRead>;
-  /** What a lookup found (undefined: a miss, or bypassed), counted in the metrics. */
-  found(read: GroupRead, scope: ReadCacheScope, cacheControl: string | null | undefined): StoredAnswer | undefined;
+  /**
+   * Starts the request's lookup of `key` as soon as its identity is known (once per request and
+   * key: a request the hot path handed to the pipeline keeps the lookup it started).
+   */
+  lookAhead(request: Request, key: string): Promise<GroupRead>;
+  /** The request's lookup of `key`: the one started ahead, else a new one. */
+  lookUp(request: Request, key: string): Promise<GroupRead>;
+  /** What a lookup found: undefined for a miss, or when the request bypasses the cache. */
+  storedIn(read: GroupRead, cacheControl: string | null | undefined): StoredAnswer | undefined;
+  /** Counts a lookup's outcome (once per request, by whichever caller answers it). */
+  counted(scope: ReadCacheScope, hit: boolean): void;
   /**
    * Stores an answer after it was sent (never before: serialising, sealing and sending the entry
    * would delay every miss), unless a mutation's invalidation changed the group since `generation`
@@ -114,9 +116,20 @@ export interface ReadCache {
 export function createReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, documents }: ReadCacheOptions): ReadCache {
   /** Writes not yet done, by group: the last one of each (sent after the others, it ends after them). */
   const writing = new Map<string, Promise<unknown>>();
+  /** Lookups started ahead, by request, with the key they read. */
+  const early = new WeakMap<Request, { readonly key: string; readonly read: Promise<GroupRead> }>();
   const groupOf = (key: string) => {
     const bar = key.indexOf('|');
     return { group: cacheKeys.reads(key.slice(0, bar)), id: key.slice(bar + 1) };
+  };
+  /** The group's members, after this replica's own write to the group still on its way. */
+  const lookUp = async (key: string): Promise<GroupRead> => {
+    const { group, id } = groupOf(key);
+    const pending = writing.get(group);
+    // Bounded: a slow cache Redis must not hold the identity's next read for a whole command
+    // timeout (after the bound it reads what is there, a miss at worst: caches fail open).
+    if (pending) await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, WRITE_WAIT_MS).unref())]);
+    return store.getMembers(group, [id]);
   };
   return {
     ttlMs,
@@ -133,21 +146,27 @@ export function createReadCache({ store, ttlMs, metrics, clock, maxEntries = 500
       if (expiry !== undefined && expiry * 1000 <= clock()) return undefined;
       return { scope: identityScope(upstream.cacheNamespace, credential.uid), operation: fields.length === 1 ? (fields[0] ?? 'unknown') : 'multiple' };
     },
-    async lookUp(key) {
-      const { group, id } = groupOf(key);
-      const pending = writing.get(group);
-      // Bounded: a slow cache Redis must not hold the identity's next read for a whole command
-      // timeout (after the bound it reads what is there, a miss at worst: caches fail open).
-      if (pending) await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, WRITE_WAIT_MS).unref())]);
-      return store.getMembers(group, [id]);
+    lookAhead(request, key) {
+      const started = early.get(request);
+      if (started?.key === key) return started.read;
+      const read = lookUp(key);
+      // A request refused before the cache never reads it: its lookup must not fail unheard.
+      read.catch(() => undefined);
+      early.set(request, { key, read });
+      return read;
     },
-    found(read, scope, cacheControl) {
+    lookUp(request, key) {
+      const started = early.get(request);
+      return started?.key === key ? started.read : lookUp(key);
+    },
+    storedIn(read, cacheControl) {
       const text = read.values[0];
-      const stored = text == null || bypasses(cacheControl) ? undefined : storedAnswer(text);
-      const result = stored ? 'hit' : 'miss';
+      return text == null || bypasses(cacheControl) ? undefined : storedAnswer(text);
+    },
+    counted(scope, hit) {
+      const result = hit ? 'hit' : 'miss';
       metrics.cacheLookup('statements', result);
       metrics.readCacheLookup(scope.operation, result);
-      return stored;
     },
     write(key, generation, result, ttl) {
       if (generation === UNKNOWN_GENERATION || ttl <= 0) return;

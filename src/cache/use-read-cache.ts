@@ -22,12 +22,12 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { IdentityContext } from '../identity/use-identity';
 import { rawJsonAnswers } from '../request/raw-json-answers';
-import { UNKNOWN_GENERATION, type GroupRead } from './cache-store';
+import { UNKNOWN_GENERATION } from './cache-store';
 import { cleanResult, readKey, type ReadCache, type ReadCacheScope } from './read-cache';
 import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 
-export { cleanResult, isCachedRead, type ReadCacheScope } from './read-cache';
+export { cleanResult, type ReadCacheScope } from './read-cache';
 
 export interface ReadCacheOptions {
   /** The read cache's steps (read-cache.ts), shared with the hot path where it has one. */
@@ -67,8 +67,6 @@ export function ageOf(storedAt: number, now: number): string {
 export function useReadCache({ cache, operations }: ReadCacheOptions): ReadCachePlugin {
   /** When the answer a request got from the cache was stored. */
   const servedFrom = new WeakMap<Request, number>();
-  /** Lookups started early, by request, with the key they read. */
-  const early = new WeakMap<Request, { readonly key: string; readonly read: Promise<GroupRead> }>();
   /** Hits' results, answered with their stored bytes. */
   const raw = rawJsonAnswers();
   /** One per request: it remembers the group generation its lookup saw, for the write after. */
@@ -76,12 +74,11 @@ export function useReadCache({ cache, operations }: ReadCacheOptions): ReadCache
     let generation = UNKNOWN_GENERATION;
     return {
       async get(key) {
-        const started = early.get(context.request);
         // Read even when bypassed: the generation it returns lets the fresh answer replace the entry.
-        const read = await (started?.key === key ? started.read : cache.lookUp(key));
+        const read = await cache.lookUp(context.request, key);
         generation = read.generation;
-        const scope = context.readCache;
-        const stored = scope && cache.found(read, scope, context.request.headers.get('cache-control'));
+        const stored = cache.storedIn(read, context.request.headers.get('cache-control'));
+        if (context.readCache) cache.counted(context.readCache, stored !== undefined);
         if (!stored) return undefined;
         servedFrom.set(context.request, stored.storedAt);
         const result = storedResult(stored.bytes);
@@ -108,10 +105,7 @@ export function useReadCache({ cache, operations }: ReadCacheOptions): ReadCache
       const readCache = scopeOf(args);
       if (!readCache) return;
       const key = readKey(readCache.scope, defaultGetDocumentString(args), args.variableValues, args.operationName as string | null | undefined);
-      const read = cache.lookUp(key);
-      // A request refused before the cache never reads it: its lookup must not fail unheard.
-      read.catch(() => undefined);
-      early.set(args.contextValue.request, { key, read });
+      void cache.lookAhead(args.contextValue.request, key);
     },
   };
 

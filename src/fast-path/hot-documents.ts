@@ -1,7 +1,7 @@
 /**
  * The trusted documents the hot path (src/http/hot-path.ts) may answer without Yoga: queries whose
- * plan forwards them as one upstream call (no gateway field, no PDF), that read no statements (the
- * read cache answers those), of one operation. Each becomes hot only once the Yoga pipeline has
+ * plan forwards them as one upstream call (no gateway field, no PDF), of one operation (statement
+ * reads through the read cache's own steps, as the pipeline's). Each becomes hot only once the Yoga pipeline has
  * executed it (`confirm`, from useFastPath): reaching execution means its validation and every
  * query limit passed for that document, and both are decided by the document alone (no PDF, so no
  * per-answer bound that reads the variables). Until then, and for anything else, Yoga answers.
@@ -12,11 +12,11 @@
  * the pipeline has run that text, and never where TRUSTED_DOCUMENTS_ONLY is set.
  */
 import { Kind, OperationTypeNode, type DocumentNode } from 'graphql';
-import { isCachedRead } from '../cache/read-cache';
 import type { DocumentFacts, ExecutedOperation } from '../request/executed';
 import type { DocumentPlans, ForwardPlan } from './plans';
 
 export interface HotDocument {
+  readonly id: string;
   readonly document: DocumentNode;
   readonly executed: ExecutedOperation;
   readonly plan: ForwardPlan;
@@ -42,8 +42,7 @@ export class HotDocuments {
       const executed = documents.executedOperation(document, undefined);
       const plan = executed && plans.planOf(executed);
       if (!executed || !plan || plan.kind !== OperationTypeNode.QUERY) continue;
-      if (executed.fields.some((field) => isCachedRead(field.name.value))) continue;
-      const entry = { document, executed, plan, operationName: executed.operation.name?.value };
+      const entry = { id, document, executed, plan, operationName: executed.operation.name?.value };
       this.#candidates.set(id, entry);
       if (texts) this.#byText.set(text, entry);
     }

@@ -5,6 +5,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { FetchAPI } from '@whatwg-node/server';
 import type { HotDocuments } from '../fast-path/hot-documents';
+import type { ReadCache } from '../cache/read-cache';
 import { corsFor } from '../http/cors';
 import type { HotPathOptions } from '../http/hot-path';
 import type { IdentityStrategy } from '../identity/strategy';
@@ -15,16 +16,18 @@ export interface HotPathParts {
   readonly hot: HotDocuments;
   readonly schema: GraphQLSchema;
   readonly identities: readonly IdentityStrategy[];
+  readonly reads: ReadCache;
   readonly yoga: { readonly fetchAPI: FetchAPI; handleRequest: HotPathOptions['yoga']['handleRequest'] };
 }
 
-export function hotPathOptions(runtime: GatewayRuntime, { hot, schema, identities, yoga }: HotPathParts): HotPathOptions {
+export function hotPathOptions(runtime: GatewayRuntime, { hot, schema, identities, reads, yoga }: HotPathParts): HotPathOptions {
   const { config, requestState: state } = runtime;
   return {
     hot, schema, strategies: identities, yoga,
     csrf: { allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure },
     limit: config.limits.session,
     counters: runtime.rateLimits,
+    reads,
     forwarder: runtime.forwarder,
     log: runtime.log,
     metrics: servedMetrics(runtime.metrics.registry, () => runtime.metrics.hotPathAnswered()),

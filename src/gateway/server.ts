@@ -156,7 +156,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
 
   // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.
   // The gateway's product: planned trusted documents on the hot path, everything else through Yoga.
-  const gateway = hot ? hotPath(hotPathOptions(runtime, { hot, schema, identities, yoga }), yoga.requestListener) : yoga.requestListener;
+  const gateway = hot ? hotPath(hotPathOptions(runtime, { hot, schema, identities, reads, yoga }), yoga.requestListener) : yoga.requestListener;
   const edged = edge({ trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, requests }, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, byProduct(front.requestListener, gateway)));
   // With tracing, each request's SERVER span around all of it (src/tracing/).
   const listener = runtime.tracing ? traceRequests(runtime.tracing, edged) : edged;

@@ -8,8 +8,10 @@
  *   the body's shape and the document's variables (graphql-js's coercion, as useFastPath)
  *   -> the CSRF/origin check (csrfStep, as useCsrf)
  *   -> the identity (identifyRequest, as useIdentity)
- *   -> RATE_LIMIT_SESSION (hitSessionLimit, as useRateLimits)
- *   -> one upstream call (the forwarder, as useFastPath)
+ *   -> RATE_LIMIT_SESSION (hitSessionLimit, as useRateLimits), while a statement read's lookup in
+ *      the read cache runs (cache/read-cache.ts, as useReadCache's lookahead; used only once the
+ *      limit passed): a hit is answered with the stored bytes and `Age`
+ *   -> one upstream call (the forwarder, as useFastPath), a clean read stored after the answer
  *   -> the answer (the upstream's bytes, the CORS and cookie headers, as Yoga writes them), one
  *      access-log line and the standard GraphQL metrics (served-metrics.ts).
  *
@@ -22,9 +24,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AsyncResource } from 'node:async_hooks';
-import { getVariableValues, type GraphQLSchema } from 'graphql';
+import { getDocumentString } from '@envelop/core';
+import { getVariableValues, print, type GraphQLSchema } from 'graphql';
 import type { CORSOptions } from 'graphql-yoga';
 import { getCORSHeadersByRequestAndOptions, normalizeNodeRequest, sendNodeResponse, type FetchAPI, type ServerAdapterInitialContext } from '@whatwg-node/server';
+import { ageOf } from '../cache/use-read-cache';
+import { cleanResult, readKey, type ReadCache } from '../cache/read-cache';
 import type { RateLimit } from '../config';
 import { normalized } from '../documents/document-id';
 import { DEFAULT_MESSAGES, errorAnswer } from '../errors';
@@ -60,6 +65,8 @@ export interface HotPathOptions {
   readonly csrf: { readonly allowedOrigins: readonly string[]; readonly trustProxy: number; readonly cookieSecure: boolean };
   readonly limit: RateLimit;
   readonly counters: RateLimitStore;
+  /** The gateway pipeline's read cache (the same object its useReadCache is given). */
+  readonly reads: ReadCache;
   readonly forwarder: Forwarder;
   readonly log: LogEvents;
   readonly metrics: ServedMetrics;
@@ -86,6 +93,8 @@ export interface HotPathOptions {
 /** What the request's body asks for, when it has the one shape this path answers. */
 interface HotCall {
   readonly entry: HotDocument;
+  /** What the read cache's key hashes as the document (as the pipeline's response cache reads it). */
+  readonly documentString: string;
   readonly variables: Readonly<Record<string, unknown>> | undefined;
   readonly coerced: Readonly<Record<string, unknown>>;
   readonly operationName: string | undefined;
@@ -109,7 +118,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 export function hotPath(options: HotPathOptions, next: Listener): Listener {
-  const { hot, schema, strategies, csrf, limit, counters, forwarder, log, metrics, clock, cors, state, yoga } = options;
+  const { hot, schema, strategies, csrf, limit, counters, reads, forwarder, log, metrics, clock, cors, state, yoga } = options;
   if (hot.size === 0) return next;
   const csrfOptions = { ...csrf, sessionCookies: state.sessionCookies };
 
@@ -136,12 +145,16 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
       if (values.errors) return undefined;
       coerced = values.coerced;
     }
-    return { entry, variables: given, coerced, operationName: operationName ?? undefined };
+    // The pipeline parses a text (envelop registers the text as its string); a trusted document is
+    // the one parsed at start, whose string is what the pipeline registered when it ran it.
+    const documentString = typeof query === 'string' ? query : getDocumentString(entry.document, print);
+    return { entry, documentString, variables: given, coerced, operationName: operationName ?? undefined };
   };
 
   /** The clean answer, as Yoga writes it (raw-json-answers.ts, the CORS plugin, useSessionCookies). */
-  const answer = (request: Request, req: IncomingMessage, res: ServerResponse, bytes: string, mediaType: string) => {
+  const answer = (request: Request, req: IncomingMessage, res: ServerResponse, bytes: string, mediaType: string, age?: string) => {
     const response = new yoga.fetchAPI.Response(bytes, { status: 200, headers: { 'Content-Type': `${mediaType}; charset=utf-8` } });
+    if (age !== undefined) response.headers.set('age', age);
     const corsHeaders = getCORSHeadersByRequestAndOptions(request, cors(request));
     if (corsHeaders) for (const name in corsHeaders) response.headers.set(name, corsHeaders[name] as string);
     for (const value of state.setCookies.get(request) ?? []) response.headers.append('set-cookie', value);
@@ -173,6 +186,10 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
     if (!('identity' in found)) return handOver();
     const { identity } = found;
     state.uid.set(request, identity.uid);
+    // A statement read's lookup overlaps the limit's round trip; it is read only once the limit passed.
+    const scope = reads.scopeOf(identity, identity.upstream, entry.executed, entry.document);
+    const cacheKey = scope && readKey(scope.scope, call.documentString, call.variables, call.operationName);
+    const lookup = cacheKey === undefined ? undefined : reads.lookAhead(request, cacheKey);
     const key = identity.rateLimitKey;
     if (key !== undefined) {
       const hit = hitSessionLimit(counters, limit, key, entry.executed.fields.length);
@@ -180,12 +197,21 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
       if (!(await hit).allowed) return handOver();
     }
     const executeStarted = clock();
-    const forwarded = forwarder.forward(entry.plan, { request, identity, upstream: identity.upstream, variables: call.variables, coerced: call.coerced, operationName: call.operationName });
-    state.forwardedAnswers.set(request, forwarded);
-    const { bytes } = await forwarded;
-    if (bytes === undefined) return handOver();
+    const read = lookup && (await lookup);
+    const stored = read && reads.storedIn(read, req.headers['cache-control']);
+    let bytes = stored?.bytes;
+    if (bytes === undefined) {
+      const forwarded = forwarder.forward(entry.plan, { request, identity, upstream: identity.upstream, variables: call.variables, coerced: call.coerced, operationName: call.operationName });
+      state.forwardedAnswers.set(request, forwarded);
+      const { result, bytes: upstreamBytes } = await forwarded;
+      if (upstreamBytes === undefined) return handOver();
+      bytes = upstreamBytes;
+      // Stored after the answer, under the generation the lookup saw (read-cache.ts).
+      if (read && cacheKey !== undefined && cleanResult(result)) reads.write(cacheKey, read.generation, result, reads.ttlFor(identity, reads.ttlMs));
+    }
     const executeMs = clock() - executeStarted;
-    await answer(request, req, res, bytes, mediaType);
+    await answer(request, req, res, bytes, mediaType, stored && ageOf(stored.storedAt, reads.now()));
+    if (scope) reads.counted(scope, stored !== undefined);
     const durationMs = clock() - startedAt;
     log.requestCompleted({ method: 'POST', path: '/graphql', status: 200, durationMs, operation: entry.executed.names, uid: identity.uid });
     metrics.served(entry.plan.kind, 200, durationMs / 1000, executeMs / 1000);

@@ -18,8 +18,9 @@ import { documentId, manifestFile } from '../support/trusted-documents';
 const GREETING = 'query Greeting { secretGreeting { response } }';
 const SKIPPABLE = 'query Skippable($skip: Boolean!) { secretGreeting @skip(if: $skip) { response } }';
 const TWICE = '{ a: secretGreeting { response } b: secretGreeting { r: response __typename } }';
-const LIST = 'query List { getStatements(first: 1) { errors } }';
-const DOCUMENTS = [GREETING, SKIPPABLE, TWICE, LIST];
+const LIST = 'query List($first: Int) { getStatements(first: $first) { errors statements { nodes { otxId uploaderId } } } }';
+const MIXED = '{ secretGreeting { response } getFw2Statements { errors } }';
+const DOCUMENTS = [GREETING, SKIPPABLE, TWICE, LIST, MIXED];
 const APP = 'https://app.example';
 const SESSION_LIMIT = 60;
 
@@ -128,6 +129,11 @@ async function expectSame(sent: Sent | ((side: Side) => Sent), hotAnswers: 0 | 1
 
 const id = (text: string) => documentId(text);
 
+/** Statements of the demo account's, for reads to list (the emulator is reset before each test). */
+async function seedStatements() {
+  expect((await control(sandbox.url, 'POST', '/__emulator/statements', { email: DEMO_ACCOUNT.email, form: 'Fw2', count: 3 })).status).toBe(201);
+}
+
 describe('the hot path answers as the Yoga pipeline does', () => {
   it('answers a trusted document for a browser session', async () => {
     const answer = await expectSame({ body: { documentId: id(GREETING) } }, 1);
@@ -149,6 +155,24 @@ describe('the hot path answers as the Yoga pipeline does', () => {
     await expectSame({ body: { query: SKIPPABLE, variables: { skip: false } } }, 1);
     await expectSame({ body: { query: `${GREETING} ` } }, 0);
     await expectSame({ body: { query: GREETING, documentId: id(GREETING) } }, 0);
+  });
+
+  it('answers statement reads through the read cache: a miss, then a hit with its Age, a bypass, a mixed read', async () => {
+    await seedStatements();
+    const unique = { first: 2, bench: `read-${Date.now()}` };
+    const miss = await expectSame({ body: { documentId: id(LIST), variables: unique } }, 1);
+    expect(miss!.metrics['statement_gateway_cache_lookups_total{"cache":"statements","result":"miss"}']).toBe(1);
+    expect(miss!.upstream).toBe(1);
+    const hit = await expectSame({ body: { documentId: id(LIST), variables: unique } }, 1);
+    expect(hit!.metrics['statement_gateway_cache_lookups_total{"cache":"statements","result":"hit"}']).toBe(1);
+    expect(hit!.upstream).toBe(0);
+    expect(new Map(hit!.headers).get('age')).toBe('0');
+    expect(hit!.body).toBe(miss!.body);
+    const bypass = await expectSame({ body: { documentId: id(LIST), variables: unique }, headers: { 'cache-control': 'no-cache' } }, 1);
+    expect(bypass!.upstream).toBe(1);
+    await expectSame({ body: { documentId: id(MIXED) } }, 1);
+    await expectSame({ body: { query: LIST, variables: unique } }, 0);
+    await expectSame({ body: { query: LIST, variables: unique } }, 1);
   });
 
   it('answers an allowed origin with the CORS headers, and each JSON media type', async () => {
@@ -177,7 +201,6 @@ describe('the hot path answers as the Yoga pipeline does', () => {
     await expectSame({ body: { documentId: id(GREETING), operationName: 'Other' } }, 0);
     await expectSame({ body: { documentId: id(SKIPPABLE), variables: { skip: 'yes' } } }, 0);
     await expectSame({ body: { documentId: id(SKIPPABLE) } }, 0);
-    await expectSame({ body: { documentId: id(LIST) } }, 0);
     await expectSame({ body: { documentId: 'f'.repeat(64) } }, 0);
     await expectSame({ body: '{"documentId": ' }, 0);
     await expectSame({ body: { documentId: id(GREETING) }, headers: { accept: 'text/event-stream' } }, 0);
