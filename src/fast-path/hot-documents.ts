@@ -1,22 +1,27 @@
 /**
- * The trusted documents the hot path (src/http/hot-path.ts) may answer without Yoga: queries whose
- * plan forwards them as one upstream call (no gateway field, no PDF), of one operation (statement
- * reads through the read cache's own steps, as the pipeline's). Each becomes hot only once the Yoga pipeline has
- * executed it (`confirm`, from useFastPath): reaching execution means its validation and every
- * query limit passed for that document, and both are decided by the document alone (no PDF, so no
- * per-answer bound that reads the variables). Until then, and for anything else, Yoga answers.
+ * The documents the hot path (src/http/hot-path.ts) may answer without Yoga: queries of one
+ * operation whose plan forwards them as one upstream call (no gateway field, no PDF; statement reads
+ * go through the read cache's own steps, as in the pipeline). A document becomes hot only once the
+ * Yoga pipeline has executed it in the same form (from useFastPath): reaching execution means its
+ * validation and every query limit passed, and for these documents all of them are decided by the
+ * document alone (no PDF, so no per-answer bound that reads the variables). Until then, and for
+ * anything else, Yoga answers.
  *
- * The same document sent as its text (the manifest's exact text, which is what its id hashes) is
- * the same document, but reaches Yoga another way (the text's length and tokens are limited, a
- * TRUSTED_DOCUMENTS_ONLY gateway refuses texts from browsers): the text form becomes hot only once
- * the pipeline has run that text, and never where TRUSTED_DOCUMENTS_ONLY is set.
+ * - By id: a trusted document (TRUSTED_DOCUMENTS_FILE), once the pipeline has run it by id.
+ * - By text: a query text the pipeline has run, exactly that text (its length and tokens were
+ *   limited when it was parsed), kept while there is room: at most MAX_TEXTS texts of at most
+ *   MAX_TEXT_CHARACTERS in all, the oldest forgotten first (it is then the pipeline's again until it
+ *   runs once more). Never under TRUSTED_DOCUMENTS_ONLY, which refuses browsers' texts.
  */
 import { Kind, OperationTypeNode, type DocumentNode } from 'graphql';
 import type { DocumentFacts, ExecutedOperation } from '../request/executed';
 import type { DocumentPlans, ForwardPlan } from './plans';
 
+/** Query texts kept hot at once, and their total length. */
+export const MAX_TEXTS = 256;
+export const MAX_TEXT_CHARACTERS = 1_048_576;
+
 export interface HotDocument {
-  readonly id: string;
   readonly document: DocumentNode;
   readonly executed: ExecutedOperation;
   readonly plan: ForwardPlan;
@@ -24,51 +29,71 @@ export interface HotDocument {
   readonly operationName: string | undefined;
 }
 
+/** The hot document of an executed operation and its plan, if it may be one. */
+function hotDocumentOf(executed: ExecutedOperation, plan: ForwardPlan | undefined): HotDocument | undefined {
+  if (!plan || plan.kind !== OperationTypeNode.QUERY) return undefined;
+  const operations = executed.document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  if (operations.length !== 1 || operations[0] !== executed.operation) return undefined;
+  return { document: executed.document, executed, plan, operationName: executed.operation.name?.value };
+}
+
 export class HotDocuments {
   readonly #candidates = new Map<string, HotDocument>();
+  readonly #trustedDocuments = new Set<DocumentNode>();
   readonly #confirmed = new WeakSet<DocumentNode>();
-  /** The candidates by their manifest text, when texts may be hot. */
-  readonly #byText = new Map<string, HotDocument>();
-  readonly #confirmedTexts = new Set<string>();
+  readonly #texts = new Map<string, HotDocument>();
+  #textCharacters = 0;
+  readonly #allowTexts: boolean;
 
   /**
    * `trusted`: TRUSTED_DOCUMENTS_FILE's documents by id; plans must know the upstream's schema.
-   * `texts`: whether their texts may be hot too (not under TRUSTED_DOCUMENTS_ONLY).
+   * `texts`: whether query texts may be hot (not under TRUSTED_DOCUMENTS_ONLY).
    */
-  constructor(trusted: ReadonlyMap<string, { readonly document: DocumentNode; readonly text: string }>, plans: DocumentPlans, documents: DocumentFacts, { texts }: { readonly texts: boolean }) {
-    for (const [id, { document, text }] of trusted) {
-      const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
-      if (operations.length !== 1) continue;
+  constructor(trusted: ReadonlyMap<string, { readonly document: DocumentNode }>, plans: DocumentPlans, documents: DocumentFacts, { texts }: { readonly texts: boolean }) {
+    this.#allowTexts = texts;
+    for (const [id, { document }] of trusted) {
       const executed = documents.executedOperation(document, undefined);
-      const plan = executed && plans.planOf(executed);
-      if (!executed || !plan || plan.kind !== OperationTypeNode.QUERY) continue;
-      const entry = { id, document, executed, plan, operationName: executed.operation.name?.value };
+      const entry = executed && hotDocumentOf(executed, plans.planOf(executed));
+      if (!entry) continue;
       this.#candidates.set(id, entry);
-      if (texts) this.#byText.set(text, entry);
+      this.#trustedDocuments.add(document);
     }
   }
 
-  /** How many documents may become hot. */
-  get size(): number {
-    return this.#candidates.size;
+  /** Whether any request can be hot: a trusted document that may be, or texts. */
+  get possible(): boolean {
+    return this.#candidates.size > 0 || this.#allowTexts;
   }
 
-  /** The Yoga pipeline executed this document: it may be answered on the hot path from now on. */
-  confirm(document: DocumentNode): void {
-    if (!this.#confirmed.has(document)) this.#confirmed.add(document);
+  /** How many query texts are hot now. */
+  get texts(): number {
+    return this.#texts.size;
   }
 
-  /** The pipeline executed a request that sent this text: if it is a candidate's, its text form is hot from now on. */
-  confirmText(text: string): void {
-    if (!this.#confirmedTexts.has(text) && this.#byText.has(text)) this.#confirmedTexts.add(text);
+  /**
+   * The pipeline executed this operation with this plan: if it may be hot, its document is from now
+   * on (by id), and so is `text`, the query text it was parsed from, when the request sent one.
+   */
+  executed(executed: ExecutedOperation, plan: ForwardPlan, text: string | undefined): void {
+    if (this.#trustedDocuments.has(executed.document) && !this.#confirmed.has(executed.document)) this.#confirmed.add(executed.document);
+    if (!this.#allowTexts || text === undefined || this.#texts.has(text)) return;
+    const entry = hotDocumentOf(executed, plan);
+    if (!entry || text.length > MAX_TEXT_CHARACTERS) return;
+    this.#texts.set(text, entry);
+    this.#textCharacters += text.length;
+    for (const [oldest] of this.#texts) {
+      if (this.#texts.size <= MAX_TEXTS && this.#textCharacters <= MAX_TEXT_CHARACTERS) break;
+      this.#texts.delete(oldest);
+      this.#textCharacters -= oldest.length;
+    }
   }
 
-  /** The hot document whose text this is, once its text form is confirmed. */
+  /** The hot document this text was parsed into, once the pipeline has run the text. */
   byText(text: string): HotDocument | undefined {
-    return this.#confirmedTexts.has(text) ? this.#byText.get(text) : undefined;
+    return this.#texts.get(text);
   }
 
-  /** The hot document with this id (lowercase hex), once confirmed. */
+  /** The hot trusted document with this id (lowercase hex), once confirmed. */
   get(id: string): HotDocument | undefined {
     const found = this.#candidates.get(id);
     return found && this.#confirmed.has(found.document) ? found : undefined;

@@ -44,9 +44,8 @@ export function useFastPath({ plans, forwarder, operations, hot, handedOver }: F
       const plan = executed && plans.planOf(executed);
       if (!plan) return;
       if (hot) {
-        hot.confirm(executed.document);
         const text = (context as { params?: { query?: unknown } }).params?.query;
-        if (typeof text === 'string') hot.confirmText(text);
+        hot.executed(executed, plan, typeof text === 'string' ? text : undefined);
       }
       const variables: unknown = args.variableValues;
       // Variables that do not fit their types are refused here, with graphql-js's own errors.

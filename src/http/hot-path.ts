@@ -1,5 +1,5 @@
 /**
- * The hot path: a `POST /graphql` naming a hot trusted document by its id, or sending its exact
+ * The hot path: a `POST /graphql` naming a hot document by its trusted id, or sending a hot query
  * text (fast-path/hot-documents.ts: an upstream-only query the Yoga pipeline has already validated
  * and run once in that form) is answered on Node's
  * `http` objects, without Yoga's and envelop's per-request machinery, by the same steps the
@@ -119,7 +119,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 export function hotPath(options: HotPathOptions, next: Listener): Listener {
   const { hot, schema, strategies, csrf, limit, counters, reads, forwarder, log, metrics, clock, cors, state, yoga } = options;
-  if (hot.size === 0) return next;
+  if (!hot.possible) return next;
   const csrfOptions = { ...csrf, sessionCookies: state.sessionCookies };
 
   /** The body's call, or undefined when the pipeline must read it (any other shape, refused variables). */
