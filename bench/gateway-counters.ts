@@ -14,6 +14,7 @@ const SERIES = {
   pdfHit: 'statement_gateway_cache_lookups_total{cache="pdf",result="hit"}',
   pdfMiss: 'statement_gateway_cache_lookups_total{cache="pdf",result="miss"}',
   definitionsHit: 'statement_gateway_cache_lookups_total{cache="definitions",result="hit"}',
+  hot: 'statement_gateway_hot_path_answers_total',
 } as const;
 export type Series = keyof typeof SERIES;
 type Counts = Record<Series, number>;

@@ -22,11 +22,11 @@ export const statements: Scenario = {
     for (const latencyMs of settings.latenciesMs) {
       await setLatency(targets, latencyMs);
       await peerRows(context, SCENARIO, latencyMs, body);
-      const cached = await loadOnGateway(loader, targets.gateway, { body, headers }, ['readHit', 'readMiss']);
+      const cached = await loadOnGateway(loader, targets.gateway, { body, headers }, ['readHit', 'readMiss', 'hot']);
       rows.add(SCENARIO, latencyMs, 'gateway', 'our gateway (read cache)', cached.measured, cached.note);
       // A variable the document does not declare: GraphQL ignores it, the read cache's key
       // includes it, so every request misses (the readMiss count in the note confirms it).
-      const uncached = await loadOnGateway(loader, targets.gateway, { body, headers, bodyFor: (n) => graphqlBody(QUERIES.statements, { bench: `${latencyMs}-${n}` }) }, ['readHit', 'readMiss']);
+      const uncached = await loadOnGateway(loader, targets.gateway, { body, headers, bodyFor: (n) => graphqlBody(QUERIES.statements, { bench: `${latencyMs}-${n}` }) }, ['readHit', 'readMiss', 'hot']);
       rows.add(SCENARIO, latencyMs, 'gateway-uncached', 'our gateway (uncached)', uncached.measured, uncached.note);
       rows.add(SCENARIO, latencyMs, 'emulator-seq', 'emulator direct (sequential)', await oneConnection(context, targets.sandbox, '/v2/graphql', fixture.upstreamHeaders, () => body));
       const uncachedSeq = await oneConnection(context, targets.gateway, '/graphql', headers, (n) => graphqlBody(QUERIES.statements, { bench: `seq-${latencyMs}-${n}` }));

@@ -8,7 +8,8 @@
  * anything else, Yoga answers.
  *
  * - By id: a trusted document (TRUSTED_DOCUMENTS_FILE), once the pipeline has run it by id.
- * - By text: a query text the pipeline has run, exactly that text (its length and tokens were
+ * - By text: a query text the pipeline has run (an upstream-only query, or one that selects only
+ *   `statementDefinitions`, which the definitions answers serve), exactly that text (its length and tokens were
  *   limited when it was parsed), kept while there is room: at most MAX_TEXTS texts of at most
  *   MAX_TEXT_CHARACTERS in all, the oldest forgotten first (it is then the pipeline's again until it
  *   runs once more). Never under TRUSTED_DOCUMENTS_ONLY, which refuses browsers' texts.
@@ -24,14 +25,15 @@ export const MAX_TEXT_CHARACTERS = 1_048_576;
 export interface HotDocument {
   readonly document: DocumentNode;
   readonly executed: ExecutedOperation;
-  readonly plan: ForwardPlan;
+  /** How it is answered: one upstream call, or the definitions answers (a text selecting only `statementDefinitions`). */
+  readonly plan: ForwardPlan | 'definitions';
   /** The operation's name, if it has one (a request may name it, or no operation). */
   readonly operationName: string | undefined;
 }
 
 /** The hot document of an executed operation and its plan, if it may be one. */
-function hotDocumentOf(executed: ExecutedOperation, plan: ForwardPlan | undefined): HotDocument | undefined {
-  if (!plan || plan.kind !== OperationTypeNode.QUERY) return undefined;
+function hotDocumentOf(executed: ExecutedOperation, plan: ForwardPlan | 'definitions' | undefined): HotDocument | undefined {
+  if (!plan || (plan !== 'definitions' && plan.kind !== OperationTypeNode.QUERY)) return undefined;
   const operations = executed.document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
   if (operations.length !== 1 || operations[0] !== executed.operation) return undefined;
   return { document: executed.document, executed, plan, operationName: executed.operation.name?.value };
@@ -74,7 +76,7 @@ export class HotDocuments {
    * The pipeline executed this operation with this plan: if it may be hot, its document is from now
    * on (by id), and so is `text`, the query text it was parsed from, when the request sent one.
    */
-  executed(executed: ExecutedOperation, plan: ForwardPlan, text: string | undefined): void {
+  executed(executed: ExecutedOperation, plan: ForwardPlan | 'definitions', text: string | undefined): void {
     if (this.#trustedDocuments.has(executed.document) && !this.#confirmed.has(executed.document)) this.#confirmed.add(executed.document);
     if (!this.#allowTexts || text === undefined || this.#texts.has(text)) return;
     const entry = hotDocumentOf(executed, plan);

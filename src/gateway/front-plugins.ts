@@ -12,6 +12,7 @@ import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { useReadCache } from '../cache/use-read-cache';
 import { createReadCache } from '../cache/read-cache';
+import { createDefinitionsAnswers } from '../cache/definitions-answers';
 import { frontAuditEntries } from '../drop-in/front-audit';
 import { FRONT_GRAPHQL_PATHS } from '../drop-in/front-paths';
 import { dropInStrategy, frontTarget } from '../drop-in/front-identity';
@@ -78,7 +79,7 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
     // Root fields per credential, as for a browser session.
     useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations }),
     // Caches, as on /graphql: definitions hits, invalidation by mutations, statement reads per uid.
-    useDefinitionsAnswers({ definitions: caches.definitions, metrics, operations }),
+    useDefinitionsAnswers({ answers: createDefinitionsAnswers({ definitions: caches.definitions, metrics }), operations }),
     useCacheInvalidation({ store: caches.store, operations, outcomes }),
     // The fast path: an operation of upstream fields only (no PDF) is one upstream call. Before the
     // read cache, whose lookup wraps it.

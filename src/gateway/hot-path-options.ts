@@ -6,6 +6,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { FetchAPI } from '@whatwg-node/server';
 import type { HotDocuments } from '../fast-path/hot-documents';
 import type { ReadCache } from '../cache/read-cache';
+import type { DefinitionsAnswers } from '../cache/definitions-answers';
 import { corsFor } from '../http/cors';
 import type { HotPathOptions } from '../http/hot-path';
 import type { IdentityStrategy } from '../identity/strategy';
@@ -17,10 +18,11 @@ export interface HotPathParts {
   readonly schema: GraphQLSchema;
   readonly identities: readonly IdentityStrategy[];
   readonly reads: ReadCache;
+  readonly definitionsAnswers: DefinitionsAnswers;
   readonly yoga: { readonly fetchAPI: FetchAPI; handleRequest: HotPathOptions['yoga']['handleRequest'] };
 }
 
-export function hotPathOptions(runtime: GatewayRuntime, { hot, schema, identities, reads, yoga }: HotPathParts): HotPathOptions {
+export function hotPathOptions(runtime: GatewayRuntime, { hot, schema, identities, reads, definitionsAnswers, yoga }: HotPathParts): HotPathOptions {
   const { config, requestState: state } = runtime;
   return {
     hot, schema, strategies: identities, yoga,
@@ -28,6 +30,7 @@ export function hotPathOptions(runtime: GatewayRuntime, { hot, schema, identitie
     limit: config.limits.session,
     counters: runtime.rateLimits,
     reads,
+    definitionsAnswers,
     forwarder: runtime.forwarder,
     log: runtime.log,
     metrics: servedMetrics(runtime.metrics.registry, () => runtime.metrics.hotPathAnswered()),

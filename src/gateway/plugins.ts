@@ -10,6 +10,7 @@ import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { useReadCache } from '../cache/use-read-cache';
 import { createReadCache, type ReadCache } from '../cache/read-cache';
+import type { DefinitionsAnswers } from '../cache/definitions-answers';
 import { serviceAccountStrategy } from '../credentials/service-account-identity';
 import { useTrustedDocuments } from '../documents/use-trusted-documents';
 import { useFastPath } from '../fast-path/use-fast-path';
@@ -59,6 +60,8 @@ export interface GatewayPluginsOptions {
   readonly hot?: HotDocuments;
   /** The read cache's steps (readCacheOf(runtime)), shared with the hot path. */
   readonly reads: ReadCache;
+  /** The definitions answers' steps, shared with the hot path. */
+  readonly definitionsAnswers: DefinitionsAnswers;
 }
 
 /** The gateway product's read cache (statement reads per identity, on the cache store). */
@@ -67,7 +70,7 @@ export function readCacheOf(runtime: GatewayRuntime): ReadCache {
   return createReadCache({ store: caches.store, ttlMs: config.cache.readsTtlMs, metrics, clock, documents });
 }
 
-export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot, reads }: GatewayPluginsOptions): Plugin<GatewayContext>[] {
+export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot, reads, definitionsAnswers }: GatewayPluginsOptions): Plugin<GatewayContext>[] {
   const { config, log, metrics, clock, upstreams, sessions, caches, rateLimits } = runtime;
   const { limits } = config;
   const { documents } = runtime;
@@ -153,7 +156,7 @@ export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot, reads
     // Caches, only ever after the identity was validated: definitions hits answered from the bytes
     // of an earlier identical answer (no execution); mutations invalidate first, then statement
     // reads may be answered per identity from the response cache.
-    useDefinitionsAnswers({ definitions: caches.definitions, metrics, operations }),
+    useDefinitionsAnswers({ answers: definitionsAnswers, operations, ...(hot ? { executed: (executed, text) => hot.executed(executed, 'definitions', text) } : {}) }),
     useCacheInvalidation({ store: caches.store, operations, outcomes }),
     // The fast path: an operation of upstream fields only (no PDF) is one upstream call, not Mesh's
     // delegation. Before the read cache, whose lookup wraps it.

@@ -20,6 +20,7 @@ import { frontPlugins } from './front-plugins';
 import { gatewayIdentities, gatewayPlugins, readCacheOf } from './plugins';
 import { hotPathOptions } from './hot-path-options';
 import { HotDocuments } from '../fast-path/hot-documents';
+import { createDefinitionsAnswers } from '../cache/definitions-answers';
 import { hotPath } from '../http/hot-path';
 import { upstreamCallPlugins } from './upstream-call-plugins';
 import { publicSchema } from './public-schema';
@@ -147,7 +148,8 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   // spans are the Yoga pipeline's (a traced gateway answers every request there).
   const hot = config.fastPath && config.hotPath && !runtime.tracing ? new HotDocuments(config.trustedDocuments.documents, runtime.plans, runtime.documents, { texts: !config.trustedDocuments.only }) : undefined;
   const reads = readCacheOf(runtime);
-  const yoga = serve(gatewayPlugins(runtime, { identities, reads, ...(hot ? { hot } : {}) }) as Plugin[], schema);
+  const definitionsAnswers = createDefinitionsAnswers({ definitions: runtime.caches.definitions, metrics: runtime.metrics });
+  const yoga = serve(gatewayPlugins(runtime, { identities, reads, definitionsAnswers, ...(hot ? { hot } : {}) }) as Plugin[], schema);
   // The drop-in front serves the upstream's schema (src/drop-in/front-schema.ts).
   const front = serve(frontPlugins(runtime) as Plugin[], frontSchemaOf(schema));
 
@@ -156,7 +158,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
 
   // Every answer's headers and request id first (edge.ts), then the body limit, then Yoga.
   // The gateway's product: planned trusted documents on the hot path, everything else through Yoga.
-  const gateway = hot ? hotPath(hotPathOptions(runtime, { hot, schema, identities, reads, yoga }), yoga.requestListener) : yoga.requestListener;
+  const gateway = hot ? hotPath(hotPathOptions(runtime, { hot, schema, identities, reads, definitionsAnswers, yoga }), yoga.requestListener) : yoga.requestListener;
   const edged = edge({ trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, requests }, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, byProduct(front.requestListener, gateway)));
   // With tracing, each request's SERVER span around all of it (src/tracing/).
   const listener = runtime.tracing ? traceRequests(runtime.tracing, edged) : edged;

@@ -11,7 +11,9 @@
  *   -> RATE_LIMIT_SESSION (hitSessionLimit, as useRateLimits), while a statement read's lookup in
  *      the read cache runs (cache/read-cache.ts, as useReadCache's lookahead; used only once the
  *      limit passed): a hit is answered with the stored bytes and `Age`
- *   -> one upstream call (the forwarder, as useFastPath), a clean read stored after the answer
+ *   -> one upstream call (the forwarder, as useFastPath), a clean read stored after the answer; or,
+ *      for a text that selects only `statementDefinitions`, a hit of the definitions answers
+ *      (cache/definitions-answers.ts, as useDefinitionsAnswers)
  *   -> the answer (the upstream's bytes, the CORS and cookie headers, as Yoga writes them), one
  *      access-log line and the standard GraphQL metrics (served-metrics.ts).
  *
@@ -30,6 +32,7 @@ import type { CORSOptions } from 'graphql-yoga';
 import { getCORSHeadersByRequestAndOptions, normalizeNodeRequest, sendNodeResponse, type FetchAPI, type ServerAdapterInitialContext } from '@whatwg-node/server';
 import { ageOf } from '../cache/use-read-cache';
 import { cleanResult, readKey, type ReadCache } from '../cache/read-cache';
+import type { DefinitionsAnswers } from '../cache/definitions-answers';
 import type { RateLimit } from '../config';
 import { normalized } from '../documents/document-id';
 import { DEFAULT_MESSAGES, errorAnswer } from '../errors';
@@ -67,6 +70,8 @@ export interface HotPathOptions {
   readonly counters: RateLimitStore;
   /** The gateway pipeline's read cache (the same object its useReadCache is given). */
   readonly reads: ReadCache;
+  /** The gateway pipeline's definitions answers (the same object its useDefinitionsAnswers is given). */
+  readonly definitionsAnswers: DefinitionsAnswers;
   readonly forwarder: Forwarder;
   readonly log: LogEvents;
   readonly metrics: ServedMetrics;
@@ -95,6 +100,8 @@ interface HotCall {
   readonly entry: HotDocument;
   /** What the read cache's key hashes as the document (as the pipeline's response cache reads it). */
   readonly documentString: string;
+  /** The query text, when the request sent one. */
+  readonly query?: string;
   readonly variables: Readonly<Record<string, unknown>> | undefined;
   readonly coerced: Readonly<Record<string, unknown>>;
   readonly operationName: string | undefined;
@@ -118,7 +125,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 export function hotPath(options: HotPathOptions, next: Listener): Listener {
-  const { hot, schema, strategies, csrf, limit, counters, reads, forwarder, log, metrics, clock, cors, state, yoga } = options;
+  const { hot, schema, strategies, csrf, limit, counters, reads, definitionsAnswers, forwarder, log, metrics, clock, cors, state, yoga } = options;
   if (!hot.possible) return next;
   const csrfOptions = { ...csrf, sessionCookies: state.sessionCookies };
 
@@ -140,15 +147,16 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
     if (!entry || (typeof operationName === 'string' && operationName !== entry.operationName)) return undefined;
     const given = variables ?? undefined;
     let coerced: Readonly<Record<string, unknown>> = {};
-    if (entry.plan.variableDefinitions.length > 0) {
-      const values = getVariableValues(schema, entry.plan.variableDefinitions, given ?? {}, { maxErrors: 50 });
+    const definitions = entry.executed.operation.variableDefinitions ?? [];
+    if (definitions.length > 0) {
+      const values = getVariableValues(schema, definitions, given ?? {}, { maxErrors: 50 });
       if (values.errors) return undefined;
       coerced = values.coerced;
     }
     // The pipeline parses a text (envelop registers the text as its string); a trusted document is
     // the one parsed at start, whose string is what the pipeline registered when it ran it.
     const documentString = typeof query === 'string' ? query : getDocumentString(entry.document, print);
-    return { entry, documentString, variables: given, coerced, operationName: operationName ?? undefined };
+    return { entry, documentString, ...(typeof query === 'string' ? { query } : {}), variables: given, coerced, operationName: operationName ?? undefined };
   };
 
   /** The clean answer, as Yoga writes it (raw-json-answers.ts, the CORS plugin, useSessionCookies). */
@@ -197,11 +205,17 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
       if (!(await hit).allowed) return handOver();
     }
     const executeStarted = clock();
+    const { plan } = entry;
     const read = lookup && (await lookup);
     const stored = read && reads.storedIn(read, req.headers['cache-control']);
     let bytes = stored?.bytes;
-    if (bytes === undefined) {
-      const forwarded = forwarder.forward(entry.plan, { request, identity, upstream: identity.upstream, variables: call.variables, coerced: call.coerced, operationName: call.operationName });
+    if (plan === 'definitions') {
+      // Only a hit is answered here: a miss is executed, and its answer kept, by the pipeline.
+      const definitions = call.query !== undefined && definitionsAnswers.serves(identity, entry.executed) ? definitionsAnswers.hit(identity.upstream, { query: call.query, variables: call.variables, operationName: call.operationName }, entry.executed) : undefined;
+      if (!definitions) return handOver();
+      bytes = definitions.json;
+    } else if (bytes === undefined) {
+      const forwarded = forwarder.forward(plan, { request, identity, upstream: identity.upstream, variables: call.variables, coerced: call.coerced, operationName: call.operationName });
       state.forwardedAnswers.set(request, forwarded);
       const { result, bytes: upstreamBytes } = await forwarded;
       if (upstreamBytes === undefined) return handOver();
@@ -214,7 +228,7 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
     if (scope) reads.counted(scope, stored !== undefined);
     const durationMs = clock() - startedAt;
     log.requestCompleted({ method: 'POST', path: '/graphql', status: 200, durationMs, operation: entry.executed.names, uid: identity.uid });
-    metrics.served(entry.plan.kind, 200, durationMs / 1000, executeMs / 1000);
+    metrics.served(entry.executed.operation.operation, 200, durationMs / 1000, executeMs / 1000);
   };
 
   return (req, res) => {

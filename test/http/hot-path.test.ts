@@ -178,6 +178,18 @@ describe('the hot path answers as the Yoga pipeline does', () => {
     await expectSame({ body: { query: LIST, variables: unique } }, 1);
   });
 
+  it('answers a definitions hit for a text the pipeline has run, and leaves a miss to the pipeline', async () => {
+    const definitions = '{ statementDefinitions { definitions { identifier name } errors } }';
+    // The pipeline runs the text (the definitions are fetched), then keeps an answer (the next read).
+    await expectSame({ body: { query: definitions } }, 0);
+    await expectSame({ body: { query: definitions } }, 0);
+    const hit = await expectSame({ body: { query: definitions } }, 1);
+    expect(hit!.metrics['statement_gateway_cache_lookups_total{"cache":"definitions","result":"hit"}']).toBe(1);
+    // Other variables: another answer, which the pipeline keeps first.
+    await expectSame({ body: { query: definitions, variables: { unused: 1 } } }, 0);
+    await expectSame({ body: { query: definitions, variables: { unused: 1 } } }, 1);
+  });
+
   it('answers an allowed origin with the CORS headers, and each JSON media type', async () => {
     const answer = await expectSame({ body: { documentId: id(GREETING) }, headers: { origin: APP } }, 1);
     expect(new Map(answer!.headers).get('access-control-allow-origin')).toBe(APP);
