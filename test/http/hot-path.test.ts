@@ -30,7 +30,7 @@ const service = testServiceAccount('hot-path');
 const env = (hot: boolean) => () => ({
   UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, UPSTREAM_TIMEOUT_MS: '600',
   TRUSTED_DOCUMENTS_FILE: manifestFile(Object.fromEntries(DOCUMENTS.map((text) => [documentId(text), text]))),
-  ALLOWED_ORIGINS: APP, RATE_LIMIT_SESSION: `${SESSION_LIMIT}/1m`, HOT_PATH: String(hot),
+  ALLOWED_ORIGINS: APP, RATE_LIMIT_SESSION: `${SESSION_LIMIT}/1h`, HOT_PATH: String(hot),
   ...serviceAccountsEnv([service]),
 });
 const yoga = useGateway(env(false));
@@ -77,9 +77,12 @@ async function send(side: { gateway: () => TestGateway; browser: Browser }, { bo
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-/** The headers a client sees, but the request id and date (and the session's own cookie value). */
+/**
+ * The headers a client sees, but the request id and date (and the session's own cookie value, and
+ * a wait in seconds, which the two sides compute a moment apart).
+ */
 function headersOf(headers: Headers): [string, string][] {
-  return [...headers].filter(([name]) => name !== 'x-request-id' && name !== 'date').map(([name, value]) => [name, value.replace(/^(__Host-)?sgw_session=[^;]*/, '$1sgw_session=<value>')]);
+  return [...headers].filter(([name]) => name !== 'x-request-id' && name !== 'date').map(([name, value]) => [name, name === 'retry-after' ? '<seconds>' : value.replace(/^(__Host-)?sgw_session=[^;]*/, '$1sgw_session=<value>')]);
 }
 
 /** Log lines as JSON, without what differs per request or per gateway (times, ids, the session's hash). */
@@ -121,7 +124,7 @@ async function expectSame(sent: Sent | ((side: Side) => Sent), hotAnswers: 0 | 1
     const changes = moved(before, await scrape(gateway.url));
     expect(changes[HOT_ANSWERS] ?? 0, answer.text).toBe(name === 'yoga' ? 0 : typeof hotAnswers === 'function' ? hotAnswers(answer.status) : hotAnswers);
     delete changes[HOT_ANSWERS];
-    seen.push({ status: answer.status, headers: headersOf(answer.headers), body: answer.text.replaceAll(new URL(gateway.url).host, '<gateway>'), lines: linesSince(gateway, from), metrics: changes, upstream });
+    seen.push({ status: answer.status, headers: headersOf(answer.headers), body: answer.text.replaceAll(new URL(gateway.url).host, '<gateway>').replace(/"retryAfterSeconds":\d+/g, '"retryAfterSeconds":<seconds>'), lines: linesSince(gateway, from), metrics: changes, upstream });
   }
   expect(seen[1]).toEqual(seen[0]);
   return seen[1];
