@@ -29,6 +29,8 @@ export type Measure =
   | { readonly kind: 'p50-speedup'; readonly subject: RowRef; readonly baseline: RowRef }
   /** PDF bytes per request the subject fetched from the upstream (the baseline's shown beside). */
   | { readonly kind: 'upstream-pdf-bytes'; readonly subject: RowRef; readonly baseline: RowRef }
+  /** The subject's req/s. */
+  | { readonly kind: 'throughput'; readonly subject: RowRef }
   /** The whole run, in minutes. */
   | { readonly kind: 'run-minutes' };
 
@@ -71,8 +73,19 @@ export function benchGoals(settings: Settings): Goal[] {
   for (const latencyMs of settings.latenciesMs) {
     ratio(`statementDefinitions hit @${latencyMs} ms: gateway >= 0.5x raw Redis GET`, ref('3 statementDefinitions hit', latencyMs, 'gateway'), 'redis', 0.5);
   }
+  // Performance II (issue 33), at 0 ms and 16 connections unless said otherwise.
+  ratio('II: secretGreeting (trusted document) @0 ms >= 1.5x Hive Gateway', ref('1 secretGreeting', 0, 'gateway-trusted'), 'hive', 1.5);
+  ratio('II: secretGreeting (trusted document) @0 ms >= 0.7x raw proxy', ref('1 secretGreeting', 0, 'gateway-trusted'), 'raw', 0.7);
+  ratio('II: secretGreeting (query text) @0 ms >= 1.3x Hive Gateway', ref('1 secretGreeting', 0, 'gateway'), 'hive', 1.3);
+  ratio('II: getStatements(50) uncached @0 ms >= 1.2x Hive Gateway', ref('2 getStatements(50)', 0, 'gateway-uncached'), 'hive', 1.2);
+  ratio('II: statementDefinitions hit @0 ms >= 0.9x raw Redis GET', ref('3 statementDefinitions hit', 0, 'gateway'), 'redis', 0.9);
+  for (const [scenario, what] of [['1 secretGreeting', 'secretGreeting'], ['2 getStatements(50)', 'getStatements(50) uncached']] as const) {
+    goals.push({ name: `II: ${what} @50 ms, one connection: p50 added < 1.5 ms`, measure: { kind: 'added-p50', subject: ref(scenario, 50, 'gateway-seq'), baseline: ref(scenario, 50, 'emulator-seq') }, threshold: { below: 1.5 } });
+  }
+  goals.push({ name: 'II: logins @0 ms >= 1,000/s', measure: { kind: 'throughput', subject: ref('5 login (sessions/s)', 0, 'gateway') }, threshold: { atLeast: 1_000 } });
   const pdf = (key: string) => ref('4 getStatements(20)+pdf', 50, key);
   goals.push({ name: 'PDF read @50 ms: warm >= 10x faster than cold (p50, sequential)', measure: { kind: 'p50-speedup', subject: pdf('warm-seq'), baseline: pdf('cold') }, threshold: { atLeast: 10 } });
+  goals.push({ name: 'II: PDF read @50 ms: warm >= 5x faster than cold (p50, sequential)', measure: { kind: 'p50-speedup', subject: pdf('warm-seq'), baseline: pdf('cold') }, threshold: { atLeast: 5 } });
   goals.push({ name: 'PDF read @50 ms: warm transfers no PDF bytes from upstream', measure: { kind: 'upstream-pdf-bytes', subject: pdf('warm-seq'), baseline: pdf('cold') }, threshold: { equals: 0 } });
   goals.push({ name: '`npm run bench` finishes in under 10 minutes', measure: { kind: 'run-minutes' }, threshold: { below: 10 } });
   return goals;
@@ -82,6 +95,10 @@ export function benchGoals(settings: Settings): Goal[] {
 function measure(m: Measure, rows: Rows, totalSeconds: number): { value: number; text: string } | undefined {
   if (m.kind === 'run-minutes') return { value: totalSeconds / 60, text: `${(totalSeconds / 60).toFixed(1)} min` };
   const find = (r: RowRef): Row | undefined => rows.find(r.scenario, r.latencyMs, r.key);
+  if (m.kind === 'throughput') {
+    const subject = find(m.subject);
+    return subject && { value: subject.requestsPerSecond, text: `${subject.requestsPerSecond.toFixed(0)} req/s` };
+  }
   const subject = find(m.subject);
   const base = find(m.baseline);
   if (!subject || !base) return undefined;

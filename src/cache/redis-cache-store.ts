@@ -159,13 +159,10 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
       // an index evicted before its members would let a drop miss them.
       const chunks: string[][] = [];
       for (let start = 0; start < ids.length; start += MEMBERS_PER_COMMAND) chunks.push(ids.slice(start, start + MEMBERS_PER_COMMAND).map((id) => member(group, id)));
-      const pipeline = commands.pipeline().get(generation(group)).touch(index(group), aliases(group));
-      for (const keys of chunks) pipeline.mget(...keys);
-      const replies = (await pipeline.exec()) ?? [];
-      const failure = replies.find(([error]) => error)?.[0];
-      if (failure || replies.length !== 2 + chunks.length) throw failure ?? new Error('cache read aborted');
-      const values = replies.slice(2).flatMap(([, reply]) => reply as (string | null)[]);
-      return { values, generation: (replies[0]?.[1] as string | null) ?? '0' };
+      // Single commands, in this order on one connection, that the client's auto-pipelining sends
+      // with the other requests' commands of the same tick: one socket write for many lookups.
+      const [current, , ...replies] = await Promise.all([commands.get(generation(group)), commands.touch(index(group), aliases(group)), ...chunks.map((keys) => commands.mget(...keys))]);
+      return { values: replies.flat(), generation: current ?? '0' };
     },
     async putMembers(group, entries: readonly GroupEntry[], ttlMs, expected, maxMembers) {
       if (entries.length === 0 || expected === UNKNOWN_GENERATION) return;
