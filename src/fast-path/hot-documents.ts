@@ -20,7 +20,14 @@ import type { DocumentPlans, ForwardPlan } from './plans';
 
 /** Query texts kept hot at once, and their total length. */
 export const MAX_TEXTS = 256;
-export const MAX_TEXT_CHARACTERS = 1_048_576;
+export const MAX_TEXT_CHARACTERS = 262_144;
+/**
+ * The longest body the hot path reads (hot-path.ts), and so the longest text worth keeping: a
+ * longer one could never be answered from here, and would only hold its parsed document past the
+ * parse cache's bound (protection/parse-caches.ts). With the totals above the texts' documents
+ * stay within about 20 MB at the parse cache's estimate of 320 bytes a node.
+ */
+export const MAX_HOT_BODY = 4_096;
 
 export interface HotDocument {
   readonly document: DocumentNode;
@@ -78,9 +85,10 @@ export class HotDocuments {
    */
   executed(executed: ExecutedOperation, plan: ForwardPlan | 'definitions', text: string | undefined): void {
     if (this.#trustedDocuments.has(executed.document) && !this.#confirmed.has(executed.document)) this.#confirmed.add(executed.document);
-    if (!this.#allowTexts || text === undefined || this.#texts.has(text)) return;
+    // A trusted document's own object came by id: Yoga's placeholder text for it is no client's text.
+    if (!this.#allowTexts || text === undefined || this.#trustedDocuments.has(executed.document) || this.#texts.has(text)) return;
     const entry = hotDocumentOf(executed, plan);
-    if (!entry || text.length > MAX_TEXT_CHARACTERS) return;
+    if (!entry || text.length > MAX_HOT_BODY) return;
     this.#texts.set(text, entry);
     this.#textCharacters += text.length;
     for (const [oldest] of this.#texts) {

@@ -36,7 +36,7 @@ import type { DefinitionsAnswers } from '../cache/definitions-answers';
 import type { RateLimit } from '../config';
 import { normalized } from '../documents/document-id';
 import { DEFAULT_MESSAGES, errorAnswer } from '../errors';
-import type { HotDocument, HotDocuments } from '../fast-path/hot-documents';
+import { MAX_HOT_BODY, type HotDocument, type HotDocuments } from '../fast-path/hot-documents';
 import type { ForwardedAnswers, Forwarder } from '../fast-path/forward';
 import { countsAsActivity } from '../identity/activity';
 import { identifyRequest, type DecidedIdentities } from '../identity/identify';
@@ -55,8 +55,6 @@ import { countedBody } from './body-limit';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** `{"documentId":"sha256:<64 hex>"}` is 88 bytes; variables and an operation name fit in the rest. */
-const MAX_HOT_BODY = 4_096;
 const BODY_KEYS = new Set(['documentId', 'query', 'variables', 'operationName']);
 
 export interface HotPathOptions {
@@ -82,6 +80,7 @@ export interface HotPathOptions {
   readonly state: {
     readonly operations: RequestSlot<ExecutedOperation>;
     readonly uid: RequestSlot<string>;
+    readonly startedAt: RequestSlot<number>;
     readonly setCookies: SetCookies;
     readonly sessionCookies: SessionCookies;
     readonly decidedIdentities: DecidedIdentities;
@@ -186,12 +185,15 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
     };
     state.operations.set(request, entry.executed);
     state.setCookies.set(request, []);
+    // The access line of a request handed over counts from here, not from Yoga's first hook.
+    state.startedAt.set(request, startedAt);
     const verdict = csrfStep(request, entry.executed, csrfOptions);
     if (verdict && !verdict.ok) return handOver();
     const identified = identifyRequest(strategies, request, countsAsActivity(entry.executed.fields, call.variables));
     state.decidedIdentities.set(request, identified);
-    const found = await identified;
-    if (!('identity' in found)) return handOver();
+    // A strategy that throws (none does today: they answer refusals) is the pipeline's to answer.
+    const found = await identified.catch(() => undefined);
+    if (!found || !('identity' in found)) return handOver();
     const { identity } = found;
     state.uid.set(request, identity.uid);
     // A statement read's lookup overlaps the limit's round trip; it is read only once the limit passed.
@@ -241,6 +243,7 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
     req.once('end', AsyncResource.bind(() => {
       handle(req, res, chunks, startedAt).catch((error: unknown) => {
         log.unexpectedError({ error, operation: 'hot-path' });
+        if (res.writableEnded) return;
         if (res.headersSent) return res.destroy();
         const { status, headers, body } = errorAnswer(500, 'INTERNAL_SERVER_ERROR', DEFAULT_MESSAGES.INTERNAL_SERVER_ERROR);
         res.writeHead(status, headers).end(body);

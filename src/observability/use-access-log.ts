@@ -30,7 +30,8 @@ export interface AccessLogOptions {
 export function useAccessLog({ log, clock, startedAt: started, uid: uids, operations, onBehalfOf, servedNames }: AccessLogOptions): Plugin {
   return {
     onRequest({ request }) {
-      if (!onBehalfOf.has(request)) started.set(request, clock());
+      // A request the hot path handed over (src/http/hot-path.ts) started there.
+      if (!onBehalfOf.has(request) && !started.has(request)) started.set(request, clock());
     },
     onResponse({ request, response }) {
       const outer = onBehalfOf.get(request);

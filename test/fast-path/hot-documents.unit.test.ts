@@ -5,7 +5,7 @@
  */
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { HotDocuments, MAX_TEXTS } from '../../src/fast-path/hot-documents';
+import { HotDocuments, MAX_HOT_BODY, MAX_TEXTS } from '../../src/fast-path/hot-documents';
 import { DocumentPlans } from '../../src/fast-path/plans';
 import { DocumentFacts } from '../../src/request/executed';
 import { upstreamSchema } from '../support/upstream-schema';
@@ -42,7 +42,9 @@ describe('hot documents', () => {
     for (const id of Object.keys(TEXTS)) expect(hot.get(id)).toBeUndefined();
     run(parse(TEXTS.greeting));
     expect(hot.get('greeting')).toBeUndefined();
-    for (const { document } of trusted.values()) run(document);
+    // Yoga's placeholder for a document sent by id is no client's text: it never becomes hot.
+    for (const [id, { document }] of trusted) run(document, `__PERSISTED_OPERATION_${id}__`);
+    expect(hot.texts).toBe(0);
     expect(Object.keys(TEXTS).filter((id) => hot.get(id))).toEqual(['greeting', 'read', 'mixed']);
     expect(hot.get('greeting')).toMatchObject({ operationName: 'Greeting', plan: { kind: 'query' } });
     expect(hot.texts).toBe(0);
@@ -63,6 +65,13 @@ describe('hot documents', () => {
     const only = setUp(false);
     only.run(parse(TEXTS.greeting), TEXTS.greeting);
     expect(only.hot.byText(TEXTS.greeting)).toBeUndefined();
+  });
+
+  it('keeps no text longer than the hot path reads', () => {
+    const { hot, run } = setUp(true);
+    const long = `query Long { secretGreeting { response } } ${'#'.repeat(MAX_HOT_BODY)}`;
+    run(parse(long), long);
+    expect(hot.byText(long)).toBeUndefined();
   });
 
   it('keeps at most MAX_TEXTS texts, forgetting the oldest first', () => {

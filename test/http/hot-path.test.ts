@@ -225,11 +225,15 @@ describe('the hot path answers as the Yoga pipeline does', () => {
   });
 
   it('hands an answer with the upstream errors to the pipeline without asking the upstream again', async () => {
-    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 502 });
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { failStatus: 502, latencyMs: 150 });
+    const from = hot.current.output().length;
     const answer = await expectSame({ body: { documentId: id(GREETING) } }, 0);
     // As many calls as the pipeline makes alone (a query's one retry of a 5xx included).
     expect(answer!.upstream).toBe(2);
     expect(JSON.parse(answer!.body)).toMatchObject({ errors: [{ extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] });
+    // Its access line counts the time spent before the hand-over (both slow upstream calls).
+    const line = hot.current.output().slice(from).split('\n').find((text) => text.includes('"request.completed"'));
+    expect((JSON.parse(line ?? '{}') as { durationMs?: number }).durationMs).toBeGreaterThanOrEqual(300);
   });
 
   it('counts the session limit once per request, and leaves its refusal to the pipeline', async () => {
