@@ -113,6 +113,8 @@ async function main(): Promise<void> {
       // Allocator and V8 settings to compare, passed on when set.
       MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX,
       NODE_OPTIONS: process.env.NODE_OPTIONS,
+      // HOT_PATH=false soaks the same gateway without its hot path.
+      HOT_PATH: process.env.HOT_PATH,
       UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
       RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_ADDRESS: '100000/1m', RATE_LIMIT_LOGIN_ACCOUNT: '100000/1m', RATE_LIMIT_SESSION: '1000000/1m', RATE_LIMIT_ANONYMOUS: '1000000/1m',
       ...(redisUrl ? { REDIS_URL: redisUrl, CREDENTIAL_KEY: randomBytes(32).toString('base64') } : {}),
