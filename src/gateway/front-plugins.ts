@@ -11,8 +11,7 @@ import type { Plugin } from 'graphql-yoga';
 import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { useReadCache } from '../cache/use-read-cache';
-import { createReadCache } from '../cache/read-cache';
-import { createDefinitionsAnswers } from '../cache/definitions-answers';
+import { definitionsAnswersOf, readCacheOf } from './cache-steps';
 import { frontAuditEntries } from '../drop-in/front-audit';
 import { FRONT_GRAPHQL_PATHS } from '../drop-in/front-paths';
 import { dropInStrategy, frontTarget } from '../drop-in/front-identity';
@@ -37,13 +36,13 @@ import { resolverServicesOf, sessionDependenciesOf, useResolverServices } from '
 
 export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] {
   const { config, log, metrics, clock, upstreams, upstreamFetch, caches, rateLimits, loginLimits } = runtime;
-  const { limits, cache } = config;
+  const { limits } = config;
   const { documents } = runtime;
   const { operations, addresses, sessionCookies, outcomes, dropIn, startedAt, uid, onBehalfOf, servedNames } = runtime.requestState;
   const sessionDependencies = sessionDependenciesOf(runtime);
   const operationSpans = runtime.tracing ? useOperationSpans({ tracing: runtime.tracing, documents }) : undefined;
   // Statement reads per uid; its lookahead starts each lookup once the identity is known.
-  const readCache = useReadCache({ cache: createReadCache({ store: caches.store, ttlMs: cache.readsTtlMs, metrics, clock, documents }), operations });
+  const readCache = useReadCache({ cache: readCacheOf(runtime), operations });
   return [
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy, addresses }),
@@ -79,7 +78,7 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
     // Root fields per credential, as for a browser session.
     useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations }),
     // Caches, as on /graphql: definitions hits, invalidation by mutations, statement reads per uid.
-    useDefinitionsAnswers({ answers: createDefinitionsAnswers({ definitions: caches.definitions, metrics }), operations }),
+    useDefinitionsAnswers({ answers: definitionsAnswersOf(runtime), operations }),
     useCacheInvalidation({ store: caches.store, operations, outcomes }),
     // The fast path: an operation of upstream fields only (no PDF) is one upstream call. Before the
     // read cache, whose lookup wraps it.

@@ -9,7 +9,7 @@ import type { Plugin } from 'graphql-yoga';
 import { useCacheInvalidation } from '../cache/use-cache-invalidation';
 import { useDefinitionsAnswers } from '../cache/use-definitions-answers';
 import { useReadCache } from '../cache/use-read-cache';
-import { createReadCache, type ReadCache } from '../cache/read-cache';
+import type { ReadCache } from '../cache/read-cache';
 import type { DefinitionsAnswers } from '../cache/definitions-answers';
 import { serviceAccountStrategy } from '../credentials/service-account-identity';
 import { useTrustedDocuments } from '../documents/use-trusted-documents';
@@ -58,16 +58,10 @@ export interface GatewayPluginsOptions {
   readonly identities: readonly IdentityStrategy[];
   /** The trusted documents the hot path may answer, once this pipeline has run them. */
   readonly hot?: HotDocuments;
-  /** The read cache's steps (readCacheOf(runtime)), shared with the hot path. */
+  /** The read cache's steps (cache-steps.ts), shared with the hot path. */
   readonly reads: ReadCache;
-  /** The definitions answers' steps, shared with the hot path. */
+  /** The definitions answers' steps (cache-steps.ts), shared with the hot path. */
   readonly definitionsAnswers: DefinitionsAnswers;
-}
-
-/** The gateway product's read cache (statement reads per identity, on the cache store). */
-export function readCacheOf(runtime: GatewayRuntime): ReadCache {
-  const { caches, config, metrics, clock, documents } = runtime;
-  return createReadCache({ store: caches.store, ttlMs: config.cache.readsTtlMs, metrics, clock, documents });
 }
 
 export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot, reads, definitionsAnswers }: GatewayPluginsOptions): Plugin<GatewayContext>[] {

@@ -17,10 +17,10 @@ import type { GatewayConfig } from '../config';
 import { isFrontPath } from '../drop-in/front-paths';
 import { frontSchemaOf } from '../drop-in/front-schema';
 import { frontPlugins } from './front-plugins';
-import { gatewayIdentities, gatewayPlugins, readCacheOf } from './plugins';
+import { gatewayIdentities, gatewayPlugins } from './plugins';
+import { definitionsAnswersOf, readCacheOf } from './cache-steps';
 import { hotPathOptions } from './hot-path-options';
 import { HotDocuments } from '../fast-path/hot-documents';
-import { createDefinitionsAnswers } from '../cache/definitions-answers';
 import { hotPath } from '../http/hot-path';
 import { upstreamCallPlugins } from './upstream-call-plugins';
 import { publicSchema } from './public-schema';
@@ -148,7 +148,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   // spans are the Yoga pipeline's (a traced gateway answers every request there).
   const hot = config.fastPath && config.hotPath && !runtime.tracing ? new HotDocuments(config.trustedDocuments.documents, runtime.plans, runtime.documents, { texts: !config.trustedDocuments.only }) : undefined;
   const reads = readCacheOf(runtime);
-  const definitionsAnswers = createDefinitionsAnswers({ definitions: runtime.caches.definitions, metrics: runtime.metrics });
+  const definitionsAnswers = definitionsAnswersOf(runtime);
   const yoga = serve(gatewayPlugins(runtime, { identities, reads, definitionsAnswers, ...(hot ? { hot } : {}) }) as Plugin[], schema);
   // The drop-in front serves the upstream's schema (src/drop-in/front-schema.ts).
   const front = serve(frontPlugins(runtime) as Plugin[], frontSchemaOf(schema));
