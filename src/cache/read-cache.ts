@@ -60,6 +60,11 @@ export function storedAnswer(text: string): StoredAnswer | undefined {
   return { storedAt: Number(head[1]), bytes: text.slice(head[0].length, -1) };
 }
 
+/** `Age`: whole seconds since the answer was stored. */
+export function ageOf(storedAt: number, now: number): string {
+  return String(Math.max(0, Math.floor((now - storedAt) / 1000)));
+}
+
 /** The key of a read: its scope, and a hash of its document, variables and operation name. */
 export function readKey(scope: string | null | undefined, documentString: string, variableValues: unknown, operationName: string | null | undefined): string {
   return `${scope ?? ''}|${createHash('sha256')

@@ -23,7 +23,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { IdentityContext } from '../identity/use-identity';
 import { rawJsonAnswers } from '../request/raw-json-answers';
 import { UNKNOWN_GENERATION } from './cache-store';
-import { cleanResult, readKey, type ReadCache, type ReadCacheScope } from './read-cache';
+import { ageOf, cleanResult, readKey, type ReadCache, type ReadCacheScope } from './read-cache';
 import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 
@@ -57,11 +57,6 @@ function storedResult(bytes: string): ExecutionResult {
     },
   });
   return result;
-}
-
-/** `Age`: whole seconds since the answer was stored. */
-export function ageOf(storedAt: number, now: number): string {
-  return String(Math.max(0, Math.floor((now - storedAt) / 1000)));
 }
 
 export function useReadCache({ cache, operations }: ReadCacheOptions): ReadCachePlugin {

@@ -3,7 +3,6 @@
  * strategies, slots and logger the gateway's Yoga pipeline (plugins.ts) is given.
  */
 import type { GraphQLSchema } from 'graphql';
-import type { FetchAPI } from '@whatwg-node/server';
 import type { HotDocuments } from '../fast-path/hot-documents';
 import type { ReadCache } from '../cache/read-cache';
 import type { DefinitionsAnswers } from '../cache/definitions-answers';
@@ -19,7 +18,7 @@ export interface HotPathParts {
   readonly identities: readonly IdentityStrategy[];
   readonly reads: ReadCache;
   readonly definitionsAnswers: DefinitionsAnswers;
-  readonly yoga: { readonly fetchAPI: FetchAPI; handleRequest: HotPathOptions['yoga']['handleRequest'] };
+  readonly yoga: HotPathOptions['yoga'];
 }
 
 export function hotPathOptions(runtime: GatewayRuntime, { hot, schema, identities, reads, definitionsAnswers, yoga }: HotPathParts): HotPathOptions {

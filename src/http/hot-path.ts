@@ -30,8 +30,7 @@ import { getDocumentString } from '@envelop/core';
 import { getVariableValues, print, type GraphQLSchema } from 'graphql';
 import type { CORSOptions } from 'graphql-yoga';
 import { getCORSHeadersByRequestAndOptions, normalizeNodeRequest, sendNodeResponse, type FetchAPI, type ServerAdapterInitialContext } from '@whatwg-node/server';
-import { ageOf } from '../cache/use-read-cache';
-import { cleanResult, readKey, type ReadCache } from '../cache/read-cache';
+import { ageOf, cleanResult, readKey, type ReadCache } from '../cache/read-cache';
 import type { DefinitionsAnswers } from '../cache/definitions-answers';
 import type { RateLimit } from '../config';
 import { normalized } from '../documents/document-id';
@@ -45,7 +44,7 @@ import type { LogEvents } from '../observability/log-events';
 import type { ServedMetrics } from '../observability/served-metrics';
 import { hitSessionLimit, type DecidedLimits } from '../protection/use-rate-limits';
 import type { RateLimitStore } from '../protection/rate-limiter';
-import { jsonMediaTypeFor } from '../request/raw-json-answers';
+import { jsonAnswer, jsonMediaTypeFor } from '../request/raw-json-answers';
 import type { ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 import type { SessionCookies } from '../session/cookie';
@@ -160,7 +159,7 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
 
   /** The clean answer, as Yoga writes it (raw-json-answers.ts, the CORS plugin, useSessionCookies). */
   const answer = (request: Request, req: IncomingMessage, res: ServerResponse, bytes: string, mediaType: string, age?: string) => {
-    const response = new yoga.fetchAPI.Response(bytes, { status: 200, headers: { 'Content-Type': `${mediaType}; charset=utf-8` } });
+    const response = jsonAnswer(yoga.fetchAPI, bytes, mediaType);
     if (age !== undefined) response.headers.set('age', age);
     const corsHeaders = getCORSHeadersByRequestAndOptions(request, cors(request));
     if (corsHeaders) for (const name in corsHeaders) response.headers.set(name, corsHeaders[name] as string);
@@ -173,8 +172,8 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
     const body = Buffer.concat(chunks);
     // As body-limit.ts hands a counted body to whatwg-node: the pipeline reads it from there.
     (req as IncomingMessage & { body?: Blob }).body = countedBody(chunks);
-    const call = callOf(body);
     const mediaType = jsonMediaTypeFor(req.headers.accept);
+    const call = mediaType && callOf(body);
     if (!call || !mediaType) return next(req, res);
     const { entry } = call;
     const request = normalizeNodeRequest(req, yoga.fetchAPI, res);

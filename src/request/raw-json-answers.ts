@@ -34,6 +34,14 @@ export function jsonMediaTypeFor(accept: string | null | undefined): string | un
   return undefined;
 }
 
+/**
+ * What Yoga's processRegularResult answers for a result without errors or `extensions.http`, as
+ * these bytes: the one shape of a clean JSON answer (the hot path writes the same).
+ */
+export function jsonAnswer(fetchAPI: { readonly Response: typeof Response }, bytes: string, mediaType: string): Response {
+  return new fetchAPI.Response(bytes, { status: 200, headers: { 'Content-Type': `${mediaType}; charset=utf-8` } });
+}
+
 export interface RawJsonAnswers {
   /** `result` is answered with `bytes`, its exact JSON, for as long as it is not changed. */
   keep(result: object, bytes: string): void;
@@ -61,8 +69,7 @@ export function rawJsonAnswers(): RawJsonAnswers {
         // Read when Yoga writes: a later hook may have replaced the result.
         const bytes = bytesOf(result);
         if (bytes === undefined) return processRegularResult(result, fetchAPI, accepted);
-        // What processRegularResult answers for a result without errors or `extensions.http`, with these bytes.
-        return new fetchAPI.Response(bytes, { status: 200, headers: { 'Content-Type': `${accepted}; charset=utf-8` } });
+        return jsonAnswer(fetchAPI, bytes, accepted);
       }, mediaType);
     },
   };
