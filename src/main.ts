@@ -18,7 +18,14 @@ async function main(): Promise<void> {
   if (COMPILED && (!config.upstreamUrls.sandbox || !config.upstreamUrls.production)) {
     throw new ConfigError('Invalid configuration:\n  UPSTREAM_SANDBOX_URL: is required by the compiled gateway (npm run start:prod), with UPSTREAM_PRODUCTION_URL: the built-in emulator is for development only (npm start)');
   }
+  // A signal before the gateway serves (a pod deleted while it waits for Redis): nothing to drain.
+  // Without a handler Node would die of it, or, as PID 1 in the image, ignore it until SIGKILL.
+  const beforeStart = () => process.exit(0);
+  process.on('SIGTERM', beforeStart);
+  process.on('SIGINT', beforeStart);
   const gateway = await startGateway(config);
+  process.off('SIGTERM', beforeStart);
+  process.off('SIGINT', beforeStart);
   process.stderr.write(startBanner(config, gateway));
 
   const stop = (signal: string, run: () => Promise<void>, graceMs: number) => {

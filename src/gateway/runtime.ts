@@ -199,6 +199,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
         for (const client of clients) await client.quit().catch(() => client.disconnect());
         await embedded?.close();
         await tracing?.shutdown();
+        metrics.close();
       })()),
   };
 }

@@ -4,6 +4,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Environment } from '../environment';
+import { watchEventLoopStalls } from './event-loop-stalls';
 
 export type CacheName = 'definitions' | 'statements' | 'pdf';
 export type CacheResult = 'hit' | 'miss' | 'stale';
@@ -19,6 +20,8 @@ export const UPSTREAM_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 
 
 export interface GatewayMetrics {
   readonly registry: Registry;
+  /** Stops the event-loop stall watcher (event-loop-stalls.ts). */
+  close(): void;
   /** The contract's `statement_gateway_cache_lookups_total{cache, result}`. */
   cacheLookup(cache: CacheName, result: CacheResult, count?: number): void;
   /** Response-cache (statement reads) hit or miss, per operation. */
@@ -64,7 +67,9 @@ export interface GatewayMetrics {
 
 export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
   const registry = new Registry();
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const processMetrics = options.processMetrics ?? true;
+  if (processMetrics) collectDefaultMetrics({ register: registry });
+  const stopStallWatch = processMetrics ? watchEventLoopStalls(registry) : () => undefined;
   const lookups = new Counter({
     name: 'statement_gateway_cache_lookups_total',
     help: 'Cache lookups by cache (definitions, statements, pdf) and result (hit, miss, stale). PDF lookups count one per PDF.',
@@ -202,5 +207,6 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     watchCircuits: (read) => {
       readCircuits = read;
     },
+    close: stopStallWatch,
   };
 }
