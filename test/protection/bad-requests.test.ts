@@ -45,6 +45,8 @@ const query = (text: string, variables?: unknown) => ({ json: { query: text, ...
 const repeat = (text: string, count: number, separator = ' ') => Array.from({ length: count }, (_, index) => text.replaceAll('#', String(index))).join(separator);
 const deep = (depth: number) => `{ ${'statementDefinitions { '.repeat(1)}${'definitions { '.repeat(depth)}identifier${' }'.repeat(depth + 1)} }`;
 const LOGIN = 'mutation($e: String!, $p: String!) { login(email: $e, password: $p) { uid } }';
+/** What the upstream (Rails, and the emulator) answers a method it does not route on its paths. */
+const UPSTREAM_NOT_FOUND = '{"status":404,"error":"Not Found"}';
 
 const CASES: BadRequest[] = [
   // Bodies and content types
@@ -103,14 +105,14 @@ const CASES: BadRequest[] = [
   { name: 'front: malformed JSON', path: '/v2/graphql', headers: DROP_IN, body: '{"query":', status: 400, upstreamBody: UPSTREAM_BAD_JSON },
   { name: 'front: malformed JSON without a credential', path: '/v2/graphql', headers: JSON_TYPE, body: '{"query":', status: 400, upstreamBody: UPSTREAM_BAD_JSON },
   { name: 'front: a malformed JSON sign-in', path: '/v2/auth/sign_in', headers: JSON_TYPE, body: '{"email":', status: 400, upstreamBody: UPSTREAM_BAD_JSON },
-  { name: 'front: text/plain', path: '/v2/graphql', headers: { ...DROP_IN, 'content-type': 'text/plain' }, body: '{}', status: 415, code: 'BAD_REQUEST' },
+  { name: 'front: text/plain', path: '/v2/graphql', headers: { ...DROP_IN, 'content-type': 'text/plain' }, body: '{}', status: 200, upstreamBody: '{"errors":[{"message":"No query string was present"}]}' },
   { name: 'front: 500 aliases', path: '/v2/graphql', headers: DROP_IN, body: query(`{ ${repeat('a#: secretGreeting { response }', 500)} }`), status: 400, code: 'QUERY_TOO_COMPLEX' },
   { name: 'front: a 2 MB body', path: '/v2/graphql', headers: DROP_IN, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
   { name: 'front: a chunked 2 MB body', path: '/v2/graphql', headers: DROP_IN, chunked: true, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
-  { name: 'front: GET', path: '/v2/graphql', method: 'GET', status: 405, code: 'BAD_REQUEST' },
-  { name: 'front: sign-in over GET', path: '/v2/auth/sign_in', method: 'GET', status: 405, code: 'BAD_REQUEST' },
+  { name: 'front: GET', path: '/v2/graphql', method: 'GET', status: 404, upstreamBody: UPSTREAM_NOT_FOUND },
+  { name: 'front: sign-in over GET', path: '/v2/auth/sign_in', method: 'GET', status: 404, upstreamBody: UPSTREAM_NOT_FOUND },
   { name: 'front: a 2 MB sign-in', path: '/v2/auth/sign_in', headers: JSON_TYPE, body: { json: { email: 'a@example.com', password: 'p'.repeat(2_000_000) } }, status: 413, code: 'PAYLOAD_TOO_LARGE' },
-  { name: 'front: sign-out over POST', path: '/v2/auth/sign_out', headers: JSON_TYPE, body: '{}', status: 405, code: 'BAD_REQUEST' },
+  { name: 'front: sign-out over POST', path: '/v2/auth/sign_out', headers: JSON_TYPE, body: '{}', status: 404, upstreamBody: UPSTREAM_NOT_FOUND },
   // Elsewhere
   { name: 'an unknown path', path: '/admin', status: 404, code: 'BAD_REQUEST' },
 ];
