@@ -6,7 +6,9 @@
  * them read as a different answer from the upstream's.
  *
  * Malformed JSON gets the upstream's own answer (Rails' parameter parser, which the emulator
- * copies), for the sign-in and GraphQL alike: clients written for the upstream read that shape.
+ * copies), for the sign-in and GraphQL alike: clients written for the upstream read that shape. So
+ * does a method the upstream does not route on a front path (GET /v2/graphql, OPTIONS, ...): Rails'
+ * 404, not a 405 the upstream never sends.
  */
 import { STATUS_CODES } from 'node:http';
 import type { GraphQLParams } from 'graphql-yoga';
@@ -19,6 +21,13 @@ export const MALFORMED_JSON_BODY = { status: 400, error: 'Bad Request', errors: 
 
 export function malformedJsonAnswer(): Response {
   return upstreamStyleResponse(400, JSON.stringify(MALFORMED_JSON_BODY), JSON_HEADERS);
+}
+
+/** The upstream's body for a path and method it does not route (status 404). */
+export const NOT_FOUND_BODY = { status: 404, error: 'Not Found' } as const;
+
+export function notFoundAnswer(): Response {
+  return upstreamStyleResponse(404, JSON.stringify(NOT_FOUND_BODY), JSON_HEADERS);
 }
 
 /**

@@ -5,13 +5,15 @@
  * - `POST .../v2/auth/sign_in` and `DELETE .../v2/auth/sign_out` are passed to the upstream and
  *   their answers back as they are (status line, body, credential headers); only the failure of
  *   the upstream itself becomes the gateway's JSON error, without its URL.
- * - `POST .../v2/graphql` with a credential the upstream accepted recently (verified-credentials)
- *   runs through the gateway (caches, limits, metrics) as a `drop-in` identity; the credential
- *   headers of the upstream's answer go back to the client (echoed as devise would when no
- *   upstream call answered), and an upstream refusal (401) is the upstream's own answer.
- * - Any other GraphQL request (no credential, devise's body parameters, or a credential the
- *   upstream has not accepted) is passed through as it came: the upstream alone decides, so a
- *   forged credential is never echoed nor answered by the gateway, not even for `{ __typename }`.
+ * - `POST .../v2/graphql` with a JSON body and a credential the upstream accepted recently
+ *   (verified-credentials) runs through the gateway (caches, limits, metrics) as a `drop-in`
+ *   identity; the credential headers of the upstream's answer go back to the client (echoed as
+ *   devise would when no upstream call answered), and an upstream refusal (401) is the upstream's
+ *   own answer.
+ * - Any other GraphQL request (no credential, devise's body parameters, a credential the upstream
+ *   has not accepted, or a body Yoga would not read as JSON, which the upstream reads and Yoga's
+ *   pipeline could only answer 415) is passed through as it came: the upstream alone decides, so
+ *   a forged credential is never echoed nor answered by the gateway, not even for `{ __typename }`.
  *   An answer that accepts the credential makes it verified for the next requests.
  *
  * Every front request is logged (request.completed) by useAccessLog, which runs before this plugin.
@@ -22,6 +24,7 @@ import type { LimitsConfig } from '../config';
 import { credentialFromHeaders, type UpstreamCredential } from '../upstream/credential';
 import type { Environment } from '../environment';
 import { errorResponse, GatewayError, gatewayError } from '../errors';
+import { isJsonType } from '../http/use-routes';
 import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { LoginLimits } from '../protection/login-limits';
@@ -29,7 +32,7 @@ import { overLimit, type RateLimitStore } from '../protection/rate-limiter';
 import { anonymousCounterKey } from '../protection/use-anonymous-limit';
 import type { UpstreamFetch } from '../upstream/fetch';
 import type { UpstreamTarget } from '../upstream/target';
-import { framedAsUpstream, frontJsonParser, malformedJsonAnswer } from './front-answers';
+import { framedAsUpstream, frontJsonParser, malformedJsonAnswer, notFoundAnswer } from './front-answers';
 import { frontTarget } from './front-identity';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
@@ -188,8 +191,9 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
       if (!route) return;
       const state = states.begin(request);
       const endResponse = (response: Response) => payload.endResponse(response);
+      // The upstream routes by method and path: another method is a path it does not serve.
       if (request.method !== route.method) {
-        endResponse(errorResponse(405, 'BAD_REQUEST', `${url.pathname} accepts ${route.method} only.`, { headers: { allow: route.method } }));
+        endResponse(notFoundAnswer());
         return;
       }
       if (frontEnvironment(route, request.headers.get('x-upstream-environment')) === 'conflict') {
@@ -202,7 +206,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
         if (route.endpoint === 'signIn') return endResponse(await signIn(request, target, route, state));
         if (route.endpoint === 'signOut') return endResponse(await signOut(request, target, route));
         const presented = credentialFromHeaders((name) => request.headers.get(name));
-        if (presented) {
+        if (presented && isJsonType(request.headers.get('content-type'))) {
           const expiry = await verified.check(target.cacheNamespace, presented);
           if (expiry !== undefined) {
             // Runs through the gateway, as the drop-in identity (identity.ts reads it from here).

@@ -54,7 +54,7 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
     // answered here; a verified credential continues below, and its answers get the upstream's
     // credential headers (or refusal) on the way out.
     useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock, uid, addresses, dropIn }),
-    // POST bodies must be JSON (415 otherwise).
+    // Only the front's GraphQL paths (useDropInFront sends only JSON bodies this far).
     useRoutes({ graphqlPaths: FRONT_GRAPHQL_PATHS }),
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules(),

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { GetMeshOptions } from '@graphql-mesh/runtime';
 import { getMesh } from '@graphql-mesh/runtime';
 import type { GraphQLSchema } from 'graphql';
-import { createYoga, useSchema, type Plugin } from 'graphql-yoga';
+import { createYoga, useSchema, type Plugin, type YogaServerOptions } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
 import type { GatewayConfig } from '../config';
 import { isFrontPath } from '../drop-in/front-paths';
@@ -121,7 +121,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   // Mesh's plugins (schema, execution, the in-context SDK, its upstream calls), one product's
   // plugins, then the schema that product serves. Mesh's plugins hold no per-server state: both
   // servers share them (its in-context SDK is built once, for the first request of either).
-  const serve = (plugins: Plugin[], served: GraphQLSchema) => createYoga({
+  const serve = (plugins: Plugin[], served: GraphQLSchema, cors: YogaServerOptions<object, object>['cors']) => createYoga({
     plugins: [...mesh.plugins, ...plugins, useSchema(served)],
     // The same endpoint for both: Yoga's own route check (after the plugins) then sees a front path
     // as it sees `/graphql`; each product's useRoutes decides which paths it serves.
@@ -136,9 +136,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
     // past it). Yoga's own check would pipe every body through a TransformStream, for nothing.
     maxRequestBodySize: false,
     logging: meshLogger(logger, 'yoga'),
-    // ALLOWED_ORIGINS only, with credentials, on /graphql only (src/http/cors.ts): the front's
-    // paths get no CORS headers.
-    cors: corsFor(config.allowedOrigins),
+    cors,
     // Yoga's GraphiQL loads from a CDN: the gateway serves its own, outside production
     // (src/ops/graphiql, in the plugin list).
     graphiql: false,
@@ -149,9 +147,11 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   const hot = config.fastPath && config.hotPath && !runtime.tracing ? new HotDocuments(config.trustedDocuments.documents, runtime.plans, runtime.documents, { texts: !config.trustedDocuments.only }) : undefined;
   const reads = readCacheOf(runtime);
   const definitionsAnswers = definitionsAnswersOf(runtime);
-  const yoga = serve(gatewayPlugins(runtime, { identities, reads, definitionsAnswers, ...(hot ? { hot } : {}) }) as Plugin[], schema);
-  // The drop-in front serves the upstream's schema (src/drop-in/front-schema.ts).
-  const front = serve(frontPlugins(runtime) as Plugin[], frontSchemaOf(schema));
+  // ALLOWED_ORIGINS only, with credentials, on /graphql only (src/http/cors.ts).
+  const yoga = serve(gatewayPlugins(runtime, { identities, reads, definitionsAnswers, ...(hot ? { hot } : {}) }) as Plugin[], schema, corsFor(config.allowedOrigins));
+  // The drop-in front serves the upstream's schema (src/drop-in/front-schema.ts), without CORS:
+  // not even Yoga's 204 to OPTIONS, which the upstream answers 404 (the front answers that itself).
+  const front = serve(frontPlugins(runtime) as Plugin[], frontSchemaOf(schema), false);
 
   // The PDF download's read goes through the gateway's whole pipeline, request hooks included.
   runtime.internalRequests.connect((request, serverContext) => yoga.handleRequest(request, serverContext));

@@ -22,7 +22,7 @@ const JSON_TYPES = ['application/json', 'application/graphql+json'];
  * Written as Yoga's parser matches it (lower case, parameters right after a `;`): any other
  * spelling, `Application/JSON` for one, would pass here and get Yoga's empty 415.
  */
-function isJsonType(contentType: string | null): boolean {
+export function isJsonType(contentType: string | null): boolean {
   return JSON_TYPES.some((type) => contentType === type || contentType?.startsWith(`${type};`));
 }
 

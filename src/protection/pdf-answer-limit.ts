@@ -6,7 +6,8 @@
  * `last` or a list of ids returns a page of at most PAGE_SIZE items (the upstream's default and
  * largest page), fewer when `first`/`last` or the id list say so; a mutation taking a list of
  * `statements` answers one result per item, however many. Aliases and fragments count,
- * variables are resolved; the same response path selected twice (merged fields) counts once.
+ * variables are resolved (one the request leaves out by the default its operation declares); the
+ * same response path selected twice (merged fields) counts once.
  * Over the limit: QUERY_TOO_COMPLEX (400) before anything runs.
  *
  * The walk may see documents nobody validated (the drop-in front's pass-through): each fragment
@@ -41,16 +42,19 @@ const PAGE_ARGUMENTS = ['first', 'last', 'otxIds', 'uploaderIds'];
 /** A mutation's list of statements: one result (and PDF) per item, not paged. */
 const STATEMENTS_ARGUMENT = 'statements';
 
+/** A variable's value as the operation sees it: the request's, else its declared default. */
+type VariableLookup = (name: string) => unknown;
+
 /**
- * An argument's value as far as a bound needs it, without coercing it (a list of 1,000 inputs is
- * not read item by item): a number, a list (an array whose length counts), null, or undefined.
+ * A value written in the document as far as a bound needs it, without coercing it (a list of
+ * 1,000 inputs is not read item by item): a number, a list (an array whose length counts), null,
+ * or undefined.
  */
-function argumentOf(node: FieldNode, name: string, variables: Record<string, unknown>): unknown {
-  const value: ValueNode | undefined = node.arguments?.find((argument) => argument.name.value === name)?.value;
+function literalOf(value: ValueNode | undefined, variable: VariableLookup): unknown {
   if (!value) return undefined;
   switch (value.kind) {
     case Kind.VARIABLE:
-      return variables[value.name.value];
+      return variable(value.name.value);
     case Kind.INT:
       return Number(value.value);
     case Kind.LIST:
@@ -62,11 +66,28 @@ function argumentOf(node: FieldNode, name: string, variables: Record<string, unk
   }
 }
 
+/**
+ * The request's variables, and for one it leaves out the default its operation declares, as
+ * execution coerces them: a 600-item default is 600 items though the request sends none. A
+ * variable sent as null is null, whatever its default.
+ */
+function variableLookup(operation: OperationDefinitionNode, variables: Record<string, unknown>): VariableLookup {
+  const defaults = new Map<string, ValueNode>();
+  for (const definition of operation.variableDefinitions ?? []) if (definition.defaultValue) defaults.set(definition.variable.name.value, definition.defaultValue);
+  // A default is a constant: a variable inside one (only in a document nobody validated) is no value.
+  const none: VariableLookup = () => undefined;
+  return (name) => (Object.hasOwn(variables, name) ? variables[name] : literalOf(defaults.get(name), none));
+}
+
+/** An argument's value (see literalOf). */
+const argumentOf = (node: FieldNode, name: string, variable: VariableLookup): unknown =>
+  literalOf(node.arguments?.find((argument) => argument.name.value === name)?.value, variable);
+
 /** A list argument's length; a single value stands for a list of one (GraphQL's list coercion). */
 const lengthOf = (value: unknown): number | undefined => (value === undefined || value === null ? undefined : Array.isArray(value) ? value.length : 1);
 
 /** How many items a field's list can hold, or 1 for a field that is not a page. */
-function pageBound(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>): number {
+function pageBound(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: VariableLookup): number {
   if (field.args.some((arg) => arg.name === STATEMENTS_ARGUMENT)) return lengthOf(argumentOf(node, STATEMENTS_ARGUMENT, variables)) ?? 0;
   if (!field.args.some((arg) => PAGE_ARGUMENTS.includes(arg.name))) return 1;
   let bound = PAGE_SIZE;
@@ -110,6 +131,7 @@ export function pdfsSelected(
   const operation = operationName ? operations.find((candidate) => candidate.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
   const root = operation && schema.getRootType(operation.operation);
   if (!operation || !root) return { pdfs: 0, fields: 0 };
+  const variable = variableLookup(operation, variables);
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   // Each fragment's counts, found once: a fragment spread twice on each of 25 levels is walked 25 times, not 2^25.
@@ -146,7 +168,7 @@ export function pdfsSelected(
         if (!field) continue;
         const key = `.${selection.alias?.value ?? selection.name.value}`;
         if (field.name === 'pdf' && isStatement(parent)) counts.set(key, Math.max(counts.get(key) ?? 0, 1));
-        if (selection.selectionSet) merge(counts, key, walk(selection.selectionSet, getNamedType(field.type)), pageBound(field, selection, variables));
+        if (selection.selectionSet) merge(counts, key, walk(selection.selectionSet, getNamedType(field.type)), pageBound(field, selection, variable));
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
         if (type) merge(counts, '', walk(selection.selectionSet, type), 1);

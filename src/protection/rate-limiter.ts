@@ -19,7 +19,9 @@ export interface RateLimitStore {
   readonly kind: 'memory' | 'redis';
   /**
    * Admits and counts a request of `weight` (default 1: root fields for the session limit) under
-   * `key` if the weights admitted in the last `windowMs` leave room for it within `limit`.
+   * `key` if the weights admitted in the last `windowMs` leave room for it within `limit`. A
+   * negative weight gives back what was counted, never below 0 in the current window: a hit
+   * counted in the previous window and given back in this one would otherwise bank a hit here.
    */
   hit(key: string, limit: number, windowMs: number, weight?: number): Promise<RateDecision>;
   /** Forgets what `key` counted (a successful login clears its failures). */
@@ -72,7 +74,7 @@ export function createMemoryRateLimitStore(clock: () => number = Date.now): Rate
       const index = Math.floor(now / windowMs);
       const current = read(windowKey(key, index), now);
       const decision = decide(read(windowKey(key, index - 1), now), current, limit, windowMs, now - index * windowMs, weight);
-      if (decision.allowed) counts.set(windowKey(key, index), { count: current + weight, expiresAt: (index + 2) * windowMs });
+      if (decision.allowed) counts.set(windowKey(key, index), { count: Math.max(0, current + weight), expiresAt: (index + 2) * windowMs });
       return Promise.resolve(decision);
     },
     reset(key, windowMs) {
@@ -92,9 +94,9 @@ local window = tonumber(ARGV[2])
 local weight = tonumber(ARGV[4])
 local estimate = previous * ((window - tonumber(ARGV[3])) / window) + current
 if estimate + weight > tonumber(ARGV[1]) then return {0, previous, current} end
-redis.call('INCRBY', KEYS[2], weight)
-redis.call('PEXPIRE', KEYS[2], window * 2)
-return {1, previous, current + weight}
+local counted = math.max(0, current + weight)
+redis.call('SET', KEYS[2], counted, 'PX', window * 2)
+return {1, previous, counted}
 `;
 
 interface RateCommands {

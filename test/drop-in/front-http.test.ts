@@ -129,23 +129,58 @@ describe('the drop-in front over HTTP', () => {
     expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.uid)).toEqual([email]);
   });
 
-  it("answers its own refusals (401, 405, 400, 415, 413) with the standard reason phrase and a Content-Length, not chunked (regression)", async () => {
-    const email = await newUser('own-answers');
-    const credential = credentialOf(await raw(`${gateway.current.url}/v2/auth/sign_in`, 'POST', json, signInBody(email)));
-    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  it("answers its own refusals (401, 404, 400, 415, 413) with the standard reason phrase and a Content-Length, not chunked (regression)", async () => {
     const answers = [
       await raw(`${gateway.current.url}/v2/auth/sign_in`, 'POST', json, '{}'),
       await raw(`${gateway.current.url}/v2/graphql`, 'GET', {}),
       await raw(`${gateway.current.url}/production/v2/graphql`, 'POST', { ...json, 'x-upstream-environment': 'sandbox' }, '{"query":"{ __typename }"}'),
       await raw(`${gateway.current.url}/v2/graphql`, 'POST', { 'content-type': 'multipart/form-data; boundary=x' }, '--x--'),
-      await raw(`${gateway.current.url}/v2/graphql`, 'POST', { ...form, ...credential }, 'query=%7B__typename%7D'),
       await raw(`${gateway.current.url}/v2/graphql`, 'POST', json, JSON.stringify({ query: `{ __typename ${'x'.repeat(3_000_000)} }` })),
     ];
-    expect(answers.map((answer) => `${answer.status} ${answer.reason}`)).toEqual(['401 Unauthorized', '405 Method Not Allowed', '400 Bad Request', '415 Unsupported Media Type', '415 Unsupported Media Type', '413 Payload Too Large']);
+    expect(answers.map((answer) => `${answer.status} ${answer.reason}`)).toEqual(['401 Unauthorized', '404 Not Found', '400 Bad Request', '415 Unsupported Media Type', '413 Payload Too Large']);
     for (const answer of answers) {
       expect(answer.headers['content-length'], `${answer.status}`).toBe(String(Buffer.byteLength(answer.body)));
       expect(answer.headers['transfer-encoding'], `${answer.status}`).toBeUndefined();
     }
+  });
+
+  it('answers a method the upstream does not route, a body Yoga does not read as JSON and malformed JSON on every front path byte for byte as the upstream does (regression: 405 and 415 of its own)', async () => {
+    const email = await newUser('upstream-answers');
+    const credential = credentialOf(await raw(`${gateway.current.url}/v2/auth/sign_in`, 'POST', json, signInBody(email)));
+    const preflight = { origin: 'https://app.example', 'access-control-request-method': 'POST' };
+    const malformed = '{"query": "{ __typename }"';
+    // [method, front path, headers, body]: the upstream is asked the same on its own path.
+    const requests: [string, string, Record<string, string>, string?][] = [
+      ['GET', '/v2/graphql', {}],
+      ['GET', '/v2/graphql?query=%7B__typename%7D', { ...credential }],
+      ['PUT', '/v2/graphql', json, '{"query":"{ __typename }"}'],
+      ['DELETE', '/v2/graphql', { ...credential }],
+      ['HEAD', '/v2/graphql', {}],
+      ['OPTIONS', '/v2/graphql', preflight],
+      ['GET', '/v2/auth/sign_in', {}],
+      ['DELETE', '/v2/auth/sign_in', json, '{}'],
+      ['OPTIONS', '/v2/auth/sign_in', preflight],
+      ['GET', '/v2/auth/sign_out', { ...credential }],
+      ['POST', '/v2/auth/sign_out', { ...json, ...credential }, '{}'],
+      ['GET', '/sandbox/v2/graphql', {}],
+      ['PATCH', '/production/v2/auth/sign_out', json, '{}'],
+      ['POST', '/v2/graphql', { 'content-type': 'text/plain', ...credential }, '{"query":"{ __typename }"}'],
+      ['POST', '/v2/graphql', { 'content-type': 'application/x-www-form-urlencoded', ...credential }, 'query=%7B__typename%7D'],
+      ['POST', '/v2/graphql', { ...credential }, '{"query":"{ __typename }"}'],
+      ['POST', '/v2/auth/sign_in', { 'content-type': 'multipart/form-data; boundary=x' }, '--x--'],
+      ['POST', '/v2/auth/sign_in', json, malformed],
+      ['POST', '/v2/graphql', json, malformed],
+      ['POST', '/v2/graphql', { ...json, ...credential }, malformed],
+      ['POST', '/v2/graphql', { 'content-type': 'Application/JSON', ...credential }, malformed],
+    ];
+    const failures: string[] = [];
+    for (const [method, path, headers, body] of requests) {
+      const upstream = await raw(`${sandbox.url}${path.replace(/^\/(sandbox|production)/, '')}`, method, headers, body);
+      const front = await raw(`${gateway.current.url}${path}`, method, headers, body);
+      const seen = (answer: RawAnswer) => `${answer.status} ${answer.reason} | ${String(answer.headers['content-type'])} | ${String(answer.headers['content-length'] ?? 'no length')} | ${answer.body}`;
+      if (seen(front) !== seen(upstream)) failures.push(`${method} ${path}: ${seen(front)}, upstream: ${seen(upstream)}`);
+    }
+    expect(failures).toEqual([]);
   });
 
   it('answers malformed JSON on sign-in and GraphQL, with and without a verified credential, as the upstream does (regression)', async () => {

@@ -54,6 +54,12 @@ describe('/metrics', () => {
     for (const name of ['graphql_envelop_request', 'graphql_envelop_phase_parse_count', 'graphql_envelop_phase_validate_count', 'graphql_envelop_phase_execute_count', 'graphql_envelop_request_duration_count', 'graphql_yoga_http_duration_count', 'process_resident_memory_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_eventloop_lag_max_seconds']) {
       expect(metrics.sum(name), name).toBeGreaterThan(0);
     }
+    // The contract's event-loop lag gauge (prom-client's default): measured after each scrape, so
+    // the first scrape may still say 0.
+    expect(metrics.types.get('nodejs_eventloop_lag_seconds')).toBe('gauge');
+    const lag = metrics.series.filter((entry) => entry.name === 'nodejs_eventloop_lag_seconds');
+    expect(lag).toHaveLength(1);
+    expect(lag[0]?.value).toBeGreaterThanOrEqual(0);
   });
 
   it('records an upstream call per operation, and none for an answer from the cache', async () => {

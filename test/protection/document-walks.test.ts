@@ -26,6 +26,8 @@ function fragmentBomb(levels: number, leaf = 'secretGreeting { response }'): str
 const UPDATE_WITH_PDFS = 'mutation($s: [Fw2UpdateInput!]!) { updateFw2Statements(statements: $s) { statements { statement { otxId pdf } } } }';
 const copies = (count: number) => Array.from({ length: count }, () => ({ otxId: 'otx-1', statement: {} }));
 const count = (query: string, variables: Record<string, unknown> = {}) => pdfsSelected(schema, parse(query), undefined, variables).pdfs;
+/** UPDATE_WITH_PDFS with `$s` defaulting to `items` copies written in the document: sent without variables. */
+const defaultedUpdate = (items: number) => UPDATE_WITH_PDFS.replace('!]!)', `!]! = [${Array.from({ length: items }, () => '{ otxId: "otx-1", statement: {} }').join(' ')}])`);
 
 describe('walks over a client document', () => {
   it('counts a fragment spread twice on each of 25 levels once per fragment, not 2^25 times', () => {
@@ -52,6 +54,18 @@ describe('walks over a client document', () => {
     expect(count(aliased, { s: copies(200) })).toBe(600);
     expect(count('mutation { addFw2Statements(statements: [{}, {}, {}]) { statements { statement { pdf } } } }')).toBe(3);
     expect(count('mutation { addFw2Statements(statements: [{}, {}, {}]) { statements { recordNumber } } }')).toBe(0);
+  });
+
+  it('counts a variable the request leaves out by the default its operation declares, and one sent as null as null (regression)', () => {
+    expect(count(defaultedUpdate(600))).toBe(600);
+    expect(count(defaultedUpdate(600), { s: copies(2) })).toBe(2);
+    const page = (declared: string, argument: string) => `query(${declared}) { getStatements(${argument}) { statements { nodes { pdf } } } }`;
+    expect(count(page('$n: Int = 2', 'first: $n'))).toBe(2);
+    expect(count(page('$n: Int = 2', 'last: $n'), { n: null })).toBe(100);
+    expect(count(page('$n: Int = 2', 'first: $n'), { n: 7 })).toBe(7);
+    expect(count(page('$ids: [String!] = ["a", "b", "c"]', 'otxIds: $ids'))).toBe(3);
+    // A default over the page still counts a full page, as a literal would.
+    expect(count(page('$n: Int = 1000', 'first: $n'))).toBe(100);
   });
 
   it('finds the root fields of an operation through each fragment once', () => {
@@ -83,5 +97,23 @@ describe('document walks through the gateway', () => {
     expect([answer.status, answer.codes]).toEqual([400, ['QUERY_TOO_COMPLEX']]);
     expect(answer.body.errors?.[0]?.message).toContain('600 PDFs');
     expect(countOperation(await takeUpstreamRequests(sandbox.url), 'updateFw2Statements')).toBe(0);
+  });
+
+  it('refuses a 600-item statements list that the request leaves to its variable\'s default on /graphql, before the upstream hears of it (regression)', async () => {
+    const user = await signedInUser(gateway.current.url, sandbox.url, { count: 0 });
+    await takeUpstreamRequests(sandbox.url);
+    const answer = await user.browser.graphql(defaultedUpdate(600));
+    expect([answer.status, answer.codes]).toEqual([400, ['QUERY_TOO_COMPLEX']]);
+    expect(answer.body.errors?.[0]?.message).toContain('600 PDFs');
+    expect(countOperation(await takeUpstreamRequests(sandbox.url), 'updateFw2Statements')).toBe(0);
+  });
+
+  it('refuses a 600-item statements list that the request leaves to its variable\'s default on /v2/graphql, before the upstream hears of it (regression)', async () => {
+    await takeUpstreamRequests(sandbox.url);
+    const answer = await fetch(`${gateway.current.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: defaultedUpdate(600) }) });
+    const body = (await answer.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
+    expect([answer.status, body.errors?.[0]?.extensions?.code]).toEqual([400, 'QUERY_TOO_COMPLEX']);
+    expect(body.errors?.[0]?.message).toContain('600 PDFs');
+    expect(await takeUpstreamRequests(sandbox.url)).toEqual([]);
   });
 });

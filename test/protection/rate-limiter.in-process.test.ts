@@ -97,6 +97,16 @@ for (const { name, open } of implementations) describe(`the ${name} rate-limit s
     expect((await hits(LIMIT)).every((decision) => decision.allowed)).toBe(true);
   });
 
+  it('never counts a window below 0: a hit admitted before a window boundary and given back (weight -1) after it banks no extra hit (regression)', async () => {
+    now += WINDOW - 1_000;
+    await hits(1);
+    now += 2_000;
+    // What a successful sign-in does: its attempt given back, under a limit nothing reaches.
+    expect((await store.hit(key, Number.MAX_SAFE_INTEGER, WINDOW, -1)).allowed).toBe(true);
+    now += WINDOW - 1_000; // the start of the next window: the one given back in weighs in full
+    expect((await hits(LIMIT + 1)).map((decision) => decision.allowed)).toEqual([true, true, true, false]);
+  });
+
   it('admits exactly the limit of 20 concurrent hits from two replicas sharing the store', async () => {
     const replicas = [store, name === 'redis' ? open(clock) : store];
     const decisions = await Promise.all(Array.from({ length: 20 }, (_, i) => replicas[i % 2]!.hit(key, LIMIT, WINDOW)));
