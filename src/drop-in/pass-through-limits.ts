@@ -53,14 +53,19 @@ export interface PassThroughRequest {
 const UNREAD: PassThroughRequest = { fields: [], operationName: null, variables: {} };
 
 /**
- * The cheap bounds: refuses (throws) a multipart body (415), a query text over `maxQueryBytes`,
- * and a document over the token limit. `malformed` for JSON that does not parse.
+ * The cheap bounds: refuses (throws) a multipart body (415), a form's variables as nested
+ * parameters (400), a query text over `maxQueryBytes`, and a document over the token limit. `malformed` for JSON that does not parse.
  */
 export function readPassThrough(body: ArrayBuffer | undefined, contentType: string | null, maxQueryBytes: number): PassThroughRequest | 'malformed' {
   const params = bodyParams(body, contentType);
   if (params === 'malformed') return params;
   if (params === 'unsupported') throw gatewayError('BAD_REQUEST', 'Send the GraphQL request as JSON (or a URL-encoded form).', { status: 415 });
   if (!params || typeof params.query !== 'string') return UNREAD;
+  // Rails reads `variables[s][][otxId]=...` in a form as nested parameters, a list the PDF count
+  // could not see: the gateway checks variables it can read as one object, JSON or a JSON string.
+  if (Object.keys(params).some((name) => name.startsWith('variables['))) {
+    throw gatewayError('BAD_REQUEST', 'Send the variables as one JSON object (in a form, `variables` as a JSON string).', { status: 400 });
+  }
   const tooLong = queryTextRefusal(params.query, maxQueryBytes);
   if (tooLong) throw tooLong;
   const operationName = typeof params.operationName === 'string' ? params.operationName : null;

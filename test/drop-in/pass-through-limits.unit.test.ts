@@ -48,6 +48,20 @@ describe('the limits on GraphQL the front passes through', () => {
     expect(thrown(() => readPassThrough(body({ query: tokens }), JSON_TYPE, 1_000_000))?.code).toBe('QUERY_TOO_COMPLEX');
   });
 
+  it('refuses a form whose variables are nested parameters, which Rails would read as a list the PDF count cannot see (regression)', () => {
+    const query = 'mutation($s: [Fw2UpdateInput!]!) { updateFw2Statements(statements: $s) { statements { statement { pdf } } } }';
+    const items = Array.from({ length: 600 }, () => 'variables[s][][otxId]=otx-1').join('&');
+    const form = new TextEncoder().encode(`query=${encodeURIComponent(query)}&${items}`).buffer;
+    const refusal = thrown(() => readPassThrough(form, 'application/x-www-form-urlencoded', 100_000));
+    expect(refusal?.code).toBe('BAD_REQUEST');
+    expect(refusal?.extensions.http).toMatchObject({ status: 400 });
+    // The same list as one JSON string is read, and counted.
+    const json = new TextEncoder().encode(new URLSearchParams({ query, variables: JSON.stringify({ s: Array.from({ length: 600 }, () => ({ otxId: 'otx-1' })) }) }).toString()).buffer;
+    const request = readPassThrough(json, 'application/x-www-form-urlencoded', 100_000);
+    if (request === 'malformed') throw new Error('malformed');
+    expect(thrown(() => checkPassThrough(upstreamSchema(), request))?.code).toBe('QUERY_TOO_COMPLEX');
+  });
+
   it('refuses with QUERY_TOO_COMPLEX when a check throws anything, never lets the request through (regression)', () => {
     const request = read('{ getStatements { statements { nodes { otxId pdf } } } }');
     expect(thrown(() => checkPassThrough(upstreamSchema(), request))).toBeUndefined();
