@@ -133,10 +133,12 @@ describe('the Kubernetes package', () => {
     expect(container.resources.limits).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
   });
 
-  it('takes CREDENTIAL_KEY, OPS_TOKEN and the Redis URLs only from Secret references, and no Secret is in the package', () => {
-    for (const name of ['CREDENTIAL_KEY', 'OPS_TOKEN', 'REDIS_URL', 'CACHE_REDIS_URL']) {
+  it('takes CREDENTIAL_KEY, OPS_TOKEN, the Redis URLs and the OTLP headers only from Secret references, and no Secret is in the package', () => {
+    for (const name of ['CREDENTIAL_KEY', 'OPS_TOKEN', 'REDIS_URL', 'CACHE_REDIS_URL', 'OTEL_EXPORTER_OTLP_HEADERS']) {
       expect(envOf(name), name).toEqual({ name, valueFrom: { secretKeyRef: expect.objectContaining({ name: 'statement-gateway' }) } });
     }
+    // What a deployment may leave out of the Secret.
+    for (const name of ['CACHE_REDIS_URL', 'OTEL_EXPORTER_OTLP_HEADERS']) expect(envOf(name).valueFrom.secretKeyRef.optional, name).toBe(true);
     expect(base.some((object) => object.kind === 'Secret')).toBe(false);
     const literal = JSON.stringify(base);
     expect(literal).not.toMatch(/PASSWORD|password=|rediss?:\/\/[^"]*@/i);
@@ -205,6 +207,25 @@ describe('the Kubernetes package', () => {
 });
 
 describe('overlays made of the patches docs/kubernetes.md shows', () => {
+  it('mounts SERVICE_ACCOUNTS_FILE from a Secret, read-only, with each password from that Secret, beside the emptyDir', () => {
+    const overlay = renderOverlayOfBase({ patches: [{ path: 'service-accounts.yaml' }] }, { 'service-accounts.yaml': docsSnippet('SERVICE_ACCOUNTS_FILE') });
+    for (const object of overlay) expect(() => validateAgainstApi(object), `${object.kind} ${object.metadata.name}`).not.toThrow();
+    const patched = one(overlay, 'Deployment').spec.template.spec;
+    const gateway = patched.containers[0];
+    const file = gateway.env.find((entry: Any) => entry.name === 'SERVICE_ACCOUNTS_FILE').value as string;
+    const mount = gateway.volumeMounts.find((entry: Any) => entry.name === 'service-accounts');
+    expect(mount.readOnly).toBe(true);
+    expect(path.dirname(file)).toBe(mount.mountPath);
+    const volume = patched.volumes.find((entry: Any) => entry.name === 'service-accounts');
+    expect(volume.secret.items).toEqual([{ key: path.basename(file), path: path.basename(file) }]);
+    // The base's env and writable path are still there.
+    expect(gateway.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+    expect(gateway.env.find((entry: Any) => entry.name === 'CREDENTIAL_KEY')).toBeDefined();
+    const passwords = gateway.env.filter((entry: Any) => entry.name.endsWith('_PASSWORD'));
+    expect(passwords.length).toBeGreaterThan(0);
+    for (const entry of passwords) expect(entry.valueFrom.secretKeyRef.name).toBe(volume.secret.secretName);
+  });
+
   it('adds an egress port (an http:// upstream on 8080) to the NetworkPolicy and keeps the others', () => {
     const overlay = renderOverlayOfBase(parseYaml(docsSnippet('kind: NetworkPolicy')) as Record<string, unknown>);
     const policy = one(overlay, 'NetworkPolicy');
