@@ -4,7 +4,7 @@
  * exposes; Prometheus sends the OPS_TOKEN the gateways read. The compose file and nginx:
  * deploy-compose.test.ts; the Dockerfile: dockerfile.test.ts.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -41,7 +41,8 @@ function selectors(expr: string): Query[] {
 interface Dashboard {
   uid: string;
   panels: { id: number; type: string; title: string; datasource?: { uid: string }; gridPos: { h: number; w: number; x: number; y: number }; targets?: { expr: string; refId: string }[] }[];
-  templating: { list: { query?: unknown }[] };
+  templating: { list: { name: string; type: string; query?: unknown }[] };
+  links?: { title: string; type: string; url: string }[];
 }
 
 function dashboardExpressions(dashboard: Dashboard): string[] {
@@ -68,7 +69,7 @@ interface ScrapeJob {
 }
 
 interface ComposeFile {
-  services: Record<string, { environment?: Record<string, string>; secrets?: string[] }>;
+  services: Record<string, { environment?: Record<string, string>; secrets?: string[]; ports?: string[] }>;
   secrets?: Record<string, { environment?: string; file?: string }>;
 }
 
@@ -164,5 +165,48 @@ describe('the Grafana dashboard and the alert rules', () => {
         }
       }
     }
+  });
+});
+
+interface ProvisionedDatasource {
+  name: string;
+  uid: string;
+  type: string;
+  access: string;
+  url: string;
+  isDefault?: boolean;
+}
+
+describe('the trace of a log line\'s trace_id, from Grafana', () => {
+  const DATASOURCES = 'deploy/grafana/provisioning/datasources';
+  const provisioned = (file: string) => parseYaml(read(`${DATASOURCES}/${file}`)) as { apiVersion: number; datasources: ProvisionedDatasource[] };
+  const compose = parseYaml(read('deploy/compose.yaml'), { merge: true }) as ComposeFile;
+  const dashboard = JSON.parse(read('deploy/grafana/statement-gateway.json')) as Dashboard;
+
+  it('provisions a Jaeger datasource on compose\'s Jaeger service (its query port), Prometheus staying the default', () => {
+    const jaeger = provisioned('jaeger.yaml');
+    expect(jaeger.apiVersion).toBe(1);
+    expect(jaeger.datasources).toEqual([{ name: 'Jaeger', uid: 'jaeger', type: 'jaeger', access: 'proxy', url: 'http://jaeger:16686', isDefault: false, editable: false }]);
+    const url = new URL(jaeger.datasources[0]?.url ?? '');
+    // The service exists, and 16686 is the port its container serves the UI and query API on.
+    expect(compose.services[url.hostname]?.ports?.map((port) => port.split(':').at(-1))).toContain(url.port);
+    const all = readdirSync(path.join(ROOT, DATASOURCES)).flatMap((file) => provisioned(file).datasources);
+    expect(new Set(all.map((source) => source.uid)).size).toBe(all.length);
+    expect(all.filter((source) => source.isDefault).map((source) => source.uid)).toEqual(['prometheus']);
+  });
+
+  it('has a Trace id box and two links to its trace: Explore on the Jaeger datasource, and Jaeger\'s own UI as compose publishes it', () => {
+    expect(dashboard.templating.list.find((variable) => variable.name === 'trace_id')).toMatchObject({ type: 'textbox', query: '' });
+    const links = dashboard.links ?? [];
+    const explore = links.find((link) => link.url.startsWith('/explore?'));
+    const params = new URLSearchParams(explore?.url.split('?')[1]);
+    expect(params.get('schemaVersion')).toBe('1');
+    // Grafana's Explore URL (schema 1): panes by id, each a datasource and its queries.
+    const panes = Object.values(JSON.parse(params.get('panes') ?? '{}') as Record<string, unknown>);
+    expect(panes).toEqual([expect.objectContaining({ datasource: 'jaeger', queries: [{ refId: 'A', datasource: { type: 'jaeger', uid: 'jaeger' }, query: '${trace_id}' }] })]);
+    const published = compose.services.jaeger?.ports?.find((port) => port.endsWith(':16686'))?.replace(/:16686$/, '');
+    expect(published).toBe('127.0.0.1:16686');
+    expect(links.map((link) => link.url)).toContain(`http://${published ?? ''}/trace/\${trace_id}`);
+    for (const link of links) expect(link).toMatchObject({ type: 'link', title: expect.stringContaining('${trace_id}') });
   });
 });
