@@ -2,13 +2,17 @@
  * The Kubernetes package (deploy/kubernetes, a Kustomize base), rendered offline with
  * `kubectl kustomize` as a platform team would, and checked for the contract's facts: the objects
  * it holds, probes, the drain's grace period, the restricted security profile, secrets by
- * reference only, and an environment the gateway's own production guard accepts.
+ * reference only, the NetworkPolicy's ports, the PDB, the HPA, the spread across nodes, an
+ * environment the gateway's own production guard accepts; the example overlay, and overlays made
+ * of the patches docs/kubernetes.md shows, render and validate too.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
 import { loadConfig } from '../../src/config';
 import { parseDuration } from '../../src/config/duration';
 
@@ -36,9 +40,30 @@ interface K8sObject {
 }
 
 function render(folder: string): K8sObject[] {
-  const result = spawnSync('kubectl', ['kustomize', path.join(ROOT, folder)], { encoding: 'utf8' });
+  const result = spawnSync('kubectl', ['kustomize', path.resolve(ROOT, folder)], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`kubectl kustomize ${folder} failed: ${result.stderr || String(result.error)}`);
   return parseAllDocuments(result.stdout).map((document) => document.toJS() as K8sObject);
+}
+
+/** An overlay of the base in a temporary folder (its kustomization's fields, files beside it), rendered. */
+function renderOverlayOfBase(kustomization: Record<string, unknown>, files: Record<string, string> = {}): K8sObject[] {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sgw-overlay-'));
+  try {
+    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+    const resources = [path.relative(dir, path.join(ROOT, 'deploy/kubernetes'))];
+    writeFileSync(path.join(dir, 'kustomization.yaml'), stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources, ...kustomization }));
+    return render(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The YAML block of docs/kubernetes.md that holds `marker`. */
+function docsSnippet(marker: string): string {
+  const blocks = [...readFileSync(path.join(ROOT, 'docs/kubernetes.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+  const found = blocks.filter((block) => block.includes(marker));
+  expect(found, marker).toHaveLength(1);
+  return found[0] ?? '';
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are read as the YAML gives them */
@@ -54,6 +79,11 @@ const deployment = one(base, 'Deployment');
 const pod = deployment.spec.template.spec;
 const container = pod.containers[0];
 const envOf = (name: string): Any => container.env.find((entry: Any) => entry.name === name);
+const podLabels: Record<string, string> = deployment.spec.template.metadata.labels;
+/** Whether a label selector picks the Deployment's pods. */
+const selectsPods = (selector: Any) => Object.keys(selector.matchLabels).length > 0 && Object.entries(selector.matchLabels).every(([key, value]) => podLabels[key] === value);
+/** Each port of a NetworkPolicy's rules, as `port/protocol`. */
+const portsOf = (rules: Any[]): string[] => rules.flatMap((rule) => rule.ports.map((entry: Any) => `${entry.port}/${entry.protocol}`)).sort();
 
 describe('the Kubernetes package', () => {
   it('renders offline into a Deployment, Service, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, ServiceAccount and ConfigMap', () => {
@@ -97,14 +127,18 @@ describe('the Kubernetes package', () => {
     expect(one(base, 'ServiceAccount').automountServiceAccountToken).toBe(false);
     // The one writable path is declared.
     expect(container.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
+    // ... and it is an emptyDir: the path test/e2e/production-start.test.ts leaves writable.
+    expect(pod.volumes).toEqual([{ name: 'tmp', emptyDir: expect.objectContaining({ sizeLimit: expect.any(String) }) }]);
     expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
     expect(container.resources.limits).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
   });
 
-  it('takes CREDENTIAL_KEY, OPS_TOKEN and the Redis URLs only from Secret references, and no Secret is in the package', () => {
-    for (const name of ['CREDENTIAL_KEY', 'OPS_TOKEN', 'REDIS_URL', 'CACHE_REDIS_URL']) {
+  it('takes CREDENTIAL_KEY, OPS_TOKEN, the Redis URLs and the OTLP headers only from Secret references, and no Secret is in the package', () => {
+    for (const name of ['CREDENTIAL_KEY', 'OPS_TOKEN', 'REDIS_URL', 'CACHE_REDIS_URL', 'OTEL_EXPORTER_OTLP_HEADERS']) {
       expect(envOf(name), name).toEqual({ name, valueFrom: { secretKeyRef: expect.objectContaining({ name: 'statement-gateway' }) } });
     }
+    // What a deployment may leave out of the Secret.
+    for (const name of ['CACHE_REDIS_URL', 'OTEL_EXPORTER_OTLP_HEADERS']) expect(envOf(name).valueFrom.secretKeyRef.optional, name).toBe(true);
     expect(base.some((object) => object.kind === 'Secret')).toBe(false);
     const literal = JSON.stringify(base);
     expect(literal).not.toMatch(/PASSWORD|password=|rediss?:\/\/[^"]*@/i);
@@ -119,11 +153,83 @@ describe('the Kubernetes package', () => {
     expect(loaded.port).toBe(container.ports[0].containerPort);
   });
 
+  it('lets traffic in on the gateway\'s port only, and out to DNS (UDP and TCP), Redis (6379, TLS 6380, Sentinel 26379), the upstream (443) and OTLP (4318)', () => {
+    const policy = one(base, 'NetworkPolicy');
+    expect(selectsPods(policy.spec.podSelector)).toBe(true);
+    expect(portsOf(policy.spec.ingress)).toEqual([`${container.ports[0].containerPort}/TCP`]);
+    expect(portsOf(policy.spec.egress)).toEqual(['26379/TCP', '4318/TCP', '443/TCP', '53/TCP', '53/UDP', '6379/TCP', '6380/TCP']);
+  });
+
+  it('spreads the pods across nodes and zones', () => {
+    const spread = pod.topologySpreadConstraints as Any[];
+    expect(spread.map((constraint) => constraint.topologyKey).sort()).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+    for (const constraint of spread) {
+      expect(constraint.maxSkew).toBe(1);
+      expect(selectsPods(constraint.labelSelector), constraint.topologyKey).toBe(true);
+    }
+  });
+
+  it('has a PodDisruptionBudget on the Deployment\'s pods that lets one go at a time and keeps the rest', () => {
+    const budget = one(base, 'PodDisruptionBudget').spec;
+    expect(budget.selector).toEqual(deployment.spec.selector);
+    expect(selectsPods(budget.selector)).toBe(true);
+    expect(budget).toMatchObject({ maxUnavailable: 1 });
+    expect(budget.minAvailable).toBeUndefined();
+    expect(deployment.spec.replicas).toBeGreaterThan(budget.maxUnavailable);
+  });
+
+  it('scales on CPU utilisation (autoscaling/v2), from two replicas', () => {
+    const hpa = one(base, 'HorizontalPodAutoscaler');
+    expect(hpa.apiVersion).toBe('autoscaling/v2');
+    expect(hpa.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } } }]);
+    expect(hpa.spec.metrics[0].resource.target.averageUtilization).toBeGreaterThan(0);
+    expect(hpa.spec.metrics[0].resource.target.averageUtilization).toBeLessThanOrEqual(100);
+    expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+
   it('adds a ServiceMonitor reading OPS_TOKEN from the Secret through its component, in an overlay', () => {
     const overlay = render('deploy/kubernetes-overlays/example');
     const monitor = one(overlay, 'ServiceMonitor');
     expect(monitor.spec.endpoints[0]).toMatchObject({ path: '/metrics', authorization: { credentials: { name: 'statement-gateway', key: 'ops-token' } } });
     expect(new Set(overlay.map((object) => object.metadata.namespace))).toEqual(new Set(['statement-gateway']));
     expect(one(overlay, 'Deployment').spec.template.spec.containers[0].image).toBe('registry.example.com/statement-gateway:0.1.0');
+    expect(one(overlay, 'Service').metadata.labels).toMatchObject(monitor.spec.selector.matchLabels);
+    expect(one(overlay, 'Service').spec.ports.map((port: Any) => port.name)).toContain(monitor.spec.endpoints[0].port);
+  });
+
+  it('renders the example overlay into objects the Kubernetes API schemas accept, as the base', () => {
+    const overlay = render('deploy/kubernetes-overlays/example');
+    // The ServiceMonitor is the Prometheus Operator's: kubernetes-models has no schema for it (checked above).
+    const core = overlay.filter((object) => object.apiVersion !== 'monitoring.coreos.com/v1');
+    expect(core.map((object) => object.kind).sort()).toEqual(base.map((object) => object.kind).sort());
+    for (const object of core) expect(() => validateAgainstApi(object), `${object.kind} ${object.metadata.name}`).not.toThrow();
+  });
+});
+
+describe('overlays made of the patches docs/kubernetes.md shows', () => {
+  it('mounts SERVICE_ACCOUNTS_FILE from a Secret, read-only, with each password from that Secret, beside the emptyDir', () => {
+    const overlay = renderOverlayOfBase({ patches: [{ path: 'service-accounts.yaml' }] }, { 'service-accounts.yaml': docsSnippet('SERVICE_ACCOUNTS_FILE') });
+    for (const object of overlay) expect(() => validateAgainstApi(object), `${object.kind} ${object.metadata.name}`).not.toThrow();
+    const patched = one(overlay, 'Deployment').spec.template.spec;
+    const gateway = patched.containers[0];
+    const file = gateway.env.find((entry: Any) => entry.name === 'SERVICE_ACCOUNTS_FILE').value as string;
+    const mount = gateway.volumeMounts.find((entry: Any) => entry.name === 'service-accounts');
+    expect(mount.readOnly).toBe(true);
+    expect(path.dirname(file)).toBe(mount.mountPath);
+    const volume = patched.volumes.find((entry: Any) => entry.name === 'service-accounts');
+    expect(volume.secret.items).toEqual([{ key: path.basename(file), path: path.basename(file) }]);
+    // The base's env and writable path are still there.
+    expect(gateway.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+    expect(gateway.env.find((entry: Any) => entry.name === 'CREDENTIAL_KEY')).toBeDefined();
+    const passwords = gateway.env.filter((entry: Any) => entry.name.endsWith('_PASSWORD'));
+    expect(passwords.length).toBeGreaterThan(0);
+    for (const entry of passwords) expect(entry.valueFrom.secretKeyRef.name).toBe(volume.secret.secretName);
+  });
+
+  it('adds an egress port (an http:// upstream on 8080) to the NetworkPolicy and keeps the others', () => {
+    const overlay = renderOverlayOfBase(parseYaml(docsSnippet('kind: NetworkPolicy')) as Record<string, unknown>);
+    const policy = one(overlay, 'NetworkPolicy');
+    expect(() => validateAgainstApi(policy)).not.toThrow();
+    expect(portsOf(policy.spec.egress)).toEqual([...portsOf(one(base, 'NetworkPolicy').spec.egress), '8080/TCP'].sort());
   });
 });
