@@ -75,4 +75,9 @@ describe('deploy/grafana/statement-gateway.json', () => {
     const panel = panels.find((candidate) => candidate.targets?.some((target) => target.expr.includes('statement_gateway_dependency_up')));
     expect(panel?.title).toMatch(/dependenc/i);
   });
+
+  it('shows the event-loop stalls the EventLoopBlocked alert pages on', () => {
+    const panel = panels.find((candidate) => candidate.targets?.some((target) => target.expr.includes('statement_gateway_event_loop_max_delay_seconds_bucket')));
+    expect(panel?.title).toMatch(/stall/i);
+  });
 });
