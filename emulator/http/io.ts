@@ -42,7 +42,8 @@ export function parseParams(req: IncomingMessage, raw: Buffer): BodyResult {
       return { ok: false, status: 400 };
     }
   }
-  if (type.includes('application/x-www-form-urlencoded')) {
+  // Rack reads a POST body without a media type as a form too.
+  if (type.trim() === '' || type.includes('application/x-www-form-urlencoded')) {
     return { ok: true, params: Object.fromEntries(new URLSearchParams(raw.toString('utf8'))), raw };
   }
   return { ok: true, params: {}, raw };

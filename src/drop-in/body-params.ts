@@ -13,9 +13,20 @@
  */
 export type BodyParams = Record<string, unknown>;
 
+/**
+ * The media type as Rack reads it: up to the first `;` or `,`, trimmed, in lower case; '' for none.
+ * (`application/x-www-form-urlencoded, text/plain` is a form to Rails: it must be one here too.)
+ */
+export function mediaTypeOf(contentType: string | null): string {
+  return (contentType ?? '').split(/[;,]/)[0]?.trim().toLowerCase() ?? '';
+}
+
+/** A body Rack reads as a form: that media type, or a POST body with no media type at all. */
+export const isFormMedia = (media: string): boolean => media === 'application/x-www-form-urlencoded' || media === '';
+
 export function bodyParams(body: ArrayBuffer | undefined, contentType: string | null): BodyParams | 'unsupported' | 'malformed' | undefined {
-  if (!body) return undefined;
-  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!body || body.byteLength === 0) return undefined;
+  const media = mediaTypeOf(contentType);
   const text = Buffer.from(body).toString('utf8');
   if (media.includes('json')) {
     try {
@@ -25,9 +36,32 @@ export function bodyParams(body: ArrayBuffer | undefined, contentType: string | 
       return 'malformed';
     }
   }
-  if (media === 'application/x-www-form-urlencoded') {
+  if (isFormMedia(media)) {
     const form = new URLSearchParams(text);
     return Object.fromEntries([...new Set(form.keys())].map((name) => [name, form.getAll(name).at(-1)]));
   }
   return media.startsWith('multipart/') ? 'unsupported' : undefined;
+}
+
+/** The fields of a form the upstream may act on: GraphQL's, and devise's credential. */
+const FORWARDED_FORM_FIELDS = ['query', 'operationName', 'variables', 'access-token', 'client', 'uid'];
+
+/**
+ * What goes upstream for a GraphQL body: exactly what the gateway read and checked, never bytes
+ * Rails could read differently. JSON as it came (both parse it strictly alike); a form rebuilt from
+ * the fields read (Rack's parser differs from URLSearchParams on spaces after `&` and, in Rack 2,
+ * on brackets around a name: a field the gateway did not read as `query` must not become one);
+ * any other body not at all (Rails reads none of it).
+ */
+export function forwardedBody(body: ArrayBuffer | undefined, contentType: string | null, params: BodyParams | undefined): { readonly body?: ArrayBuffer; readonly contentType?: string } {
+  if (!body || body.byteLength === 0) return {};
+  const media = mediaTypeOf(contentType);
+  if (media.includes('json')) return { body };
+  if (!isFormMedia(media) || !params) return {};
+  const form = new URLSearchParams();
+  for (const name of FORWARDED_FORM_FIELDS) {
+    const value = params[name];
+    if (typeof value === 'string') form.set(name, value);
+  }
+  return { body: new TextEncoder().encode(form.toString()).buffer, contentType: 'application/x-www-form-urlencoded' };
 }

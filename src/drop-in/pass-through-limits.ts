@@ -19,7 +19,7 @@ import { GatewayError, gatewayError } from '../errors';
 import { rootFields, selectedOperation } from '../request/root-fields';
 import { pdfAnswerRefusal } from '../protection/pdf-answer-limit';
 import { QUERY_LIMITS, queryLimitRules, queryTextRefusal } from '../protection/use-query-limits';
-import { bodyParams } from './body-params';
+import { bodyParams, forwardedBody } from './body-params';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -27,14 +27,19 @@ function refuseTokens(): never {
   throw gatewayError('QUERY_TOO_COMPLEX', `Query too complex: more than ${QUERY_LIMITS.tokens} tokens.`);
 }
 
-/** `variables` as an object, or as its JSON text (a form's field); anything else counts as none. */
+/**
+ * `variables` as an object, or as its JSON text (a form's field, or a string in JSON); anything
+ * else counts as none. A text that JSON.parse refuses is refused: Ruby's JSON reads more than it
+ * (C-style comments, for one), so such a text could be a list of 600 upstream and nothing here.
+ */
 function variablesOf(value: unknown): Record<string, unknown> {
   if (typeof value !== 'string') return isObject(value) ? value : {};
+  if (value.trim() === '') return {};
   try {
     const parsed = JSON.parse(value) as unknown;
     return isObject(parsed) ? parsed : {};
   } catch {
-    return {};
+    throw gatewayError('BAD_REQUEST', 'The variables are not a JSON object.', { status: 400 });
   }
 }
 
@@ -48,9 +53,9 @@ export interface PassThroughRequest {
   readonly fields: readonly FieldNode[];
   readonly operationName: string | null;
   readonly variables: Record<string, unknown>;
+  /** What goes upstream: the body as read (forwardedBody), with its media type when rebuilt. */
+  readonly forward: { readonly body?: ArrayBuffer; readonly contentType?: string };
 }
-
-const UNREAD: PassThroughRequest = { fields: [], operationName: null, variables: {} };
 
 /**
  * The cheap bounds: refuses (throws) a multipart body (415), a form's variables as nested
@@ -60,7 +65,9 @@ export function readPassThrough(body: ArrayBuffer | undefined, contentType: stri
   const params = bodyParams(body, contentType);
   if (params === 'malformed') return params;
   if (params === 'unsupported') throw gatewayError('BAD_REQUEST', 'Send the GraphQL request as JSON (or a URL-encoded form).', { status: 415 });
-  if (!params || typeof params.query !== 'string') return UNREAD;
+  const forward = forwardedBody(body, contentType, params);
+  const unread = { fields: [], operationName: null, variables: {}, forward };
+  if (!params || typeof params.query !== 'string') return unread;
   // Rails reads `variables[s][][otxId]=...` in a form as nested parameters, a list the PDF count
   // could not see: the gateway checks variables it can read as one object, JSON or a JSON string.
   if (Object.keys(params).some((name) => name.startsWith('variables['))) {
@@ -77,10 +84,10 @@ export function readPassThrough(body: ArrayBuffer | undefined, contentType: stri
     document = new MaxTokensParserWLexer(params.query, { n: QUERY_LIMITS.tokens, noLocation: true, onReject: [refuseTokens] }).parseDocument();
   } catch (error) {
     if (error instanceof GatewayError) throw error;
-    return { ...UNREAD, operationName, variables };
+    return { ...unread, operationName, variables };
   }
   const operation = selectedOperation(document, operationName);
-  return { document, ...(operation ? { operation } : {}), fields: operation ? rootFields(document, operation) : [], operationName, variables };
+  return { document, ...(operation ? { operation } : {}), fields: operation ? rootFields(document, operation) : [], operationName, variables, forward };
 }
 
 /** graphql-armor's limits, then the PDFs per answer; throws QUERY_TOO_COMPLEX. */

@@ -36,6 +36,7 @@ import { framedAsUpstream, frontJsonParser, malformedJsonAnswer, notFoundAnswer 
 import { frontTarget } from './front-identity';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
+import { bodyParams } from './body-params';
 import { checkPassThrough, readPassThrough, type PassThroughRequest } from './pass-through-limits';
 import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-limits';
 import type { DropInState, DropInStates } from './state';
@@ -73,16 +74,6 @@ export function echoedCredentialHeaders(credential: UpstreamCredential): Record<
   if (credential.expiry !== undefined) values.expiry = String(credential.expiry);
   values.uid = credential.uid;
   return { ...values, authorization: `Bearer ${Buffer.from(JSON.stringify(values)).toString('base64')}` };
-}
-
-function jsonObject(body: ArrayBuffer | undefined): Record<string, unknown> {
-  if (!body) return {};
-  try {
-    const value = JSON.parse(Buffer.from(body).toString('utf8')) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** A failure of the front itself (never the upstream's answer), as the contract's JSON error. */
@@ -128,7 +119,8 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     const body = await readBody(request, AUTH_BODY_LIMIT);
     const { response, sent } = await passThrough(request, body, call(target, route, 'signOut'));
     // devise reads the credential from the headers, else from the body (the JavaScript tutorial's form).
-    const params = jsonObject(body);
+    const read = bodyParams(body, request.headers.get('content-type'));
+    const params = typeof read === 'object' ? read : {};
     const credential = credentialFromHeaders((name) => sent.get(name) ?? (typeof params[name] === 'string' ? params[name] : null));
     if (credential) {
       if (response.ok) uid.set(request, credential.uid);
@@ -167,7 +159,8 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     checkPassThrough(schema, parsed);
     // Retried only when the body was read as a query: a mutation, or a body not understood, goes once.
     const retry = parsed.operation?.operation === OperationTypeNode.QUERY ? 'safe' : undefined;
-    const { response } = await passThrough(request, body, call(target, route, 'graphql', retry));
+    // Exactly what was read and checked goes upstream (body-params.ts, forwardedBody).
+    const { response } = await passThrough(request, parsed.forward.body, call(target, route, 'graphql', retry), parsed.forward.contentType);
     // Signed out elsewhere (or forged): nothing cached may answer for it from now on.
     if (presented && response.status === 401) await verified.forget(target.cacheNamespace, presented);
     const answered = credentialHeadersOf(response.headers);

@@ -4,6 +4,7 @@
  * fragment bomb answers at once while /healthcheck stays quick), its root fields count against the
  * anonymous limit, and a credential the upstream refuses is forgotten at once.
  */
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { takeUpstreamRequests } from '../support/cache';
 import { control, seed, signInRaw, type Credential } from '../support/emulator';
@@ -103,4 +104,51 @@ describe('the drop-in front under /graphql\'s limits', () => {
     expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.status)).toEqual([401, 401]);
     expect((await signInRaw(sandbox.url, email, PASSWORD)).status).toBe(200);
   });
+
+  it('reads a form body as Rails does and sends upstream only what it read: a comma in the media type or no media type is still counted, a name Rack reads differently is not passed on (regression)', async () => {
+    const confirmations = `mutation { ${Array.from({ length: 200 }, (_, index) => `c${index}: confirmRegistration(token: "guess-${index}") { response }`).join(' ')} }`;
+    // node:http, which (unlike fetch) sends a body without a media type when told none.
+    const form = (body: string, contentType: string | undefined) => new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const headers = { ...(contentType === undefined ? {} : { 'content-type': contentType }), ...from(), 'content-length': String(Buffer.byteLength(body)) };
+      const sent = request(`${gateway.current.url}/v2/graphql`, { method: 'POST', headers }, (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      });
+      sent.on('error', reject);
+      sent.end(body);
+    });
+    await takeUpstreamRequests(sandbox.url);
+    // Rack reads `application/x-www-form-urlencoded, text/plain` (and a body with no media type) as a form.
+    for (const type of ['application/x-www-form-urlencoded, text/plain', undefined]) {
+      const flood = await form(new URLSearchParams({ query: confirmations }).toString(), type);
+      expect(flood.status, String(type)).toBe(429);
+    }
+    // Rack drops a space after '&' (and Rack 2 reads `[query]` as query): the gateway read no query
+    // there, so none goes upstream (its log below: one request, no operation), which answers as it
+    // does for a body without a query; the gateway's own limit never saw one either.
+    const hidden = await form(`x=1& query=${encodeURIComponent(confirmations)}&%5Bquery%5D=${encodeURIComponent(confirmations)}`, 'application/x-www-form-urlencoded');
+    expect(hidden.status).not.toBe(429);
+    // A variables text JSON.parse refuses (Ruby's JSON reads comments) is refused, not sent on.
+    const commented = await front({ query: 'mutation($s: [Fw2UpdateInput!]!) { updateFw2Statements(statements: $s) { statements { statement { pdf } } } }', variables: '{"s": /* c */ []}' }, from());
+    expect(commented.status).toBe(400);
+    expect(await codeOf(commented)).toBe('BAD_REQUEST');
+    expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.operations)).toEqual([[]]);
+  });
+
+  it('forgets a credential signed out through the front with a form body, as devise reads it (regression: only a JSON body was read)', async () => {
+    const email = `front-form-out-${Date.now()}@example.com`;
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email, password: PASSWORD })).status).toBe(201);
+    await seed(sandbox.url, email, 'F1099nec', 1);
+    const signedIn = await fetch(`${gateway.current.url}/v2/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: email };
+    const headers = { ...credential, ...from() };
+    expect((await front({ query: READ }, headers)).status).toBe(200);
+    const signedOut = await fetch(`${gateway.current.url}/v2/auth/sign_out`, { method: 'DELETE', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(credential).toString() });
+    expect(signedOut.status).toBe(200);
+    await takeUpstreamRequests(sandbox.url);
+    // Not the read cache's answer: the upstream's refusal of a credential it signed out.
+    expect((await front({ query: READ }, headers)).status).toBe(401);
+    expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.status)).toEqual([401]);
+  });
 });
+
