@@ -23,7 +23,7 @@ beforeAll(async () => {
     UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url,
     REDIS_URL: sessions.url, CACHE_REDIS_URL: caches.url, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
   });
-});
+}, 90_000);
 afterAll(async () => {
   await gateway?.stop({ forceAfterMs: 5_000 });
   await Promise.all([sessions?.stop(), caches?.stop()]);

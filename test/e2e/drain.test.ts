@@ -21,7 +21,7 @@ const production = useEmulator('production');
 const LATENCY_MS = 3_000;
 const DELAY_MS = 1_500;
 /** Each test starts a gateway process and waits for its exit: slow on a loaded two-core machine. */
-const PROCESS_TEST_MS = 60_000;
+const PROCESS_TEST_MS = 90_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let gateway: Launched | undefined;

@@ -15,7 +15,7 @@ describe('on embedded defaults (no upstream URL, no Redis URL)', () => {
   let gateway: TestGateway | undefined;
   beforeAll(async () => {
     gateway = await startGatewayProcess({});
-  });
+  }, 90_000);
   afterAll(async () => {
     await gateway?.stop();
   });

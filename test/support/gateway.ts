@@ -36,7 +36,9 @@ export function startTestGateway(env: Record<string, string | undefined>): Promi
 
 /** `src/main.ts` in a child process with these variables (plus PORT=0 and the tests' defaults). */
 export function startGatewayProcess(env: Record<string, string | undefined>): Promise<Launched> {
-  return launchGateway({ env: testEnv(env), waitForStartedLog: true, startTimeoutMs: 25_000 });
+  // A start takes 2-4 s alone, but over 25 s when CI's first minute starts a dozen processes
+  // (with typecheck and lint beside them) on two cores: the callers' hooks and tests allow 90 s.
+  return launchGateway({ env: testEnv(env), waitForStartedLog: true, startTimeoutMs: 60_000 });
 }
 
 /** Runs `src/main.ts` with these variables (plus PORT=0) expecting it to refuse to start: its exit code and output. */
