@@ -38,5 +38,9 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // expect.poll waits for what a page or process shows (a list rendered, a metric moved): 1 s by
+    // default, which a loaded two-core CI run (three workers, Chromium, typecheck and lint) missed.
+    // A passing poll returns as soon as it holds; only a failing one waits the whole 10 s.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
