@@ -36,6 +36,8 @@ import { framedAsUpstream, frontJsonParser, malformedJsonAnswer, notFoundAnswer 
 import { frontTarget } from './front-identity';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
+import { cacheKeys, type CacheStore } from '../cache/cache-store';
+import { identityScope } from '../cache/scope';
 import { bodyParams } from './body-params';
 import { checkPassThrough, readPassThrough, type PassThroughRequest } from './pass-through-limits';
 import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-limits';
@@ -66,6 +68,8 @@ export interface DropInFrontOptions {
   readonly addresses: ClientAddresses;
   /** The drop-in front's state of each request (drop-in/state.ts). */
   readonly dropIn: DropInStates;
+  /** The caches a mutation passed through drops for its uid, as useCacheInvalidation does in the pipeline. */
+  readonly cacheStore: CacheStore;
 }
 
 /** Credential headers echoed as devise does when no upstream call answered (verified credentials only). */
@@ -84,7 +88,12 @@ function failureResponse(error: unknown): Response {
 }
 
 export function useDropInFront(options: DropInFrontOptions): Plugin {
-  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock, uid, addresses, dropIn: states } = options;
+  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock, uid, addresses, dropIn: states, cacheStore } = options;
+  /** Everything cached for a uid: its statement reads and PDFs. */
+  const dropCachesOf = async (target: UpstreamTarget, account: string) => {
+    const scope = identityScope(target.cacheNamespace, account);
+    await Promise.all([cacheStore.dropMembers(cacheKeys.reads(scope), 'all'), cacheStore.dropMembers(cacheKeys.pdfs(scope), 'all')]);
+  };
   /** The schema being served, for the limits on passed-through GraphQL (its statements and pages). */
   let schema: GraphQLSchema | undefined;
   const call = (target: UpstreamTarget, route: FrontRoute, operation: string, retry?: 'safe'): PassThroughCall =>
@@ -164,6 +173,10 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     // Signed out elsewhere (or forged): nothing cached may answer for it from now on.
     if (presented && response.status === 401) await verified.forget(target.cacheNamespace, presented);
     const answered = credentialHeadersOf(response.headers);
+    // A mutation the upstream ran for a uid (its answer names it): what the caches hold for that uid
+    // may be stale. The pipeline drops it (useCacheInvalidation); a mutation passed through, a
+    // verified credential's form body for one, drops it here.
+    if (response.ok && answered?.uid && parsed.operation?.operation === OperationTypeNode.MUTATION) await dropCachesOf(target, answered.uid);
     // Only devise's headers for this uid and client say the upstream authenticated the credential
     // (confirmRegistration or introspection answer 200 without one).
     if (!presented || !response.ok || answered?.uid !== presented.uid || answered.client !== presented.client) return response;

@@ -150,5 +150,23 @@ describe('the drop-in front under /graphql\'s limits', () => {
     expect((await front({ query: READ }, headers)).status).toBe(401);
     expect((await takeUpstreamRequests(sandbox.url)).map((request) => request.status)).toEqual([401]);
   });
+
+  it('drops the cached reads of a uid whose mutation it passes through: a verified credential\'s form body (regression: the next read was the cached list)', async () => {
+    const email = `front-form-mutation-${Date.now()}@example.com`;
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email, password: PASSWORD })).status).toBe(201);
+    const [first] = await seed(sandbox.url, email, 'F1099nec', 2);
+    const signedIn = await fetch(`${gateway.current.url}/v2/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const headers = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: email, ...from() };
+    const count = async () => ((await (await front({ query: READ }, headers)).json()) as { data: { getStatements: { statements: { nodes: unknown[] } } } }).data.getStatements.statements.nodes.length;
+    expect(await count()).toBe(2);
+    await takeUpstreamRequests(sandbox.url);
+    expect(await count()).toBe(2);
+    // Served from the read cache: the upstream was not asked.
+    expect(await takeUpstreamRequests(sandbox.url)).toEqual([]);
+    const query = `mutation { deleteStatements(otxIds: ["${first?.otxId ?? ''}"]) { deleteCount } }`;
+    const deleted = await fetch(`${gateway.current.url}/v2/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ query }).toString() });
+    expect(await deleted.json()).toEqual({ data: { deleteStatements: { deleteCount: 1 } } });
+    expect(await count()).toBe(1);
+  });
 });
 
