@@ -24,6 +24,14 @@ export interface RedisClientOptions {
   readonly commandTimeoutMs?: number;
 }
 
+/**
+ * Each subscriber of the gateway's (the session cache's, the cache store's lock releases)
+ * subscribes again itself on every 'ready', handling the outcome. ioredis's own resubscription
+ * sends SUBSCRIBE without a handler: a connection closed before its reply (a gateway stopping
+ * right after Redis came back) was an unhandled rejection, which ends a Node process.
+ */
+const OWN_RESUBSCRIPTION = { autoResubscribe: false } as const;
+
 /** Reconnect forever, at most a second apart. */
 const reconnectDelay = (attempt: number) => Math.min(attempt * 100, 1_000);
 
@@ -92,6 +100,7 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
   } else if (target.topology === 'sentinel') {
     client = new SentinelClient({
       ...connection,
+      ...OWN_RESUBSCRIPTION,
       sentinels: target.sentinels.map((node) => ({ host: node.host, port: node.port })),
       name: target.masterName,
       db: target.db,
@@ -111,7 +120,7 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
       sentinelReconnectStrategy: () => 5_000,
     });
   } else {
-    client = new Redis(target.url, { ...connection, enableOfflineQueue: false, retryStrategy: reconnectDelay });
+    client = new Redis(target.url, { ...connection, ...OWN_RESUBSCRIPTION, enableOfflineQueue: false, retryStrategy: reconnectDelay });
   }
   // ioredis emits an error per reconnection attempt; the health object logs the outage once.
   const health = options.health;
