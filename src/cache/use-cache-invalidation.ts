@@ -74,6 +74,18 @@ export function touchedPdfs(schema: GraphQLSchema, operation: OperationDefinitio
   return ids.size || aliases.size ? { ids: [...ids], aliases: [...aliases] } : undefined;
 }
 
+/**
+ * Drops what the caches hold for an identity's scope: its statement reads, and its PDFs as
+ * `pdfs` selects them (none when undefined). Also used by the drop-in front for a mutation it
+ * passes through without running it.
+ */
+export async function dropIdentityCaches(store: CacheStore, scope: string, pdfs: GroupSelection | undefined): Promise<void> {
+  await Promise.all([
+    store.dropMembers(cacheKeys.reads(scope), 'all'),
+    pdfs === undefined ? undefined : store.dropMembers(cacheKeys.pdfs(scope), pdfs),
+  ]);
+}
+
 export function useCacheInvalidation({ store, operations, outcomes }: CacheInvalidationOptions): Plugin<IdentityContext> {
   return {
     async onExecute({ args }) {
@@ -87,12 +99,7 @@ export function useCacheInvalidation({ store, operations, outcomes }: CacheInval
         const current = context.identity;
         return current ? identityScope(context.upstream.cacheNamespace, current.credential().uid) : undefined;
       };
-      const invalidate = async (scope: string) => {
-        await Promise.all([
-          store.dropMembers(cacheKeys.reads(scope), 'all'),
-          pdfs === undefined ? undefined : store.dropMembers(cacheKeys.pdfs(scope), pdfs),
-        ]);
-      };
+      const invalidate = (scope: string) => dropIdentityCaches(store, scope, pdfs);
       // An identity caches may not trust names its uid itself: it may drop that uid's caches only
       // once the upstream answered it (so a forged one cannot empty them).
       const trusted = context.identity?.cacheTrusted === true;

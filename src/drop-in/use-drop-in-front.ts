@@ -36,7 +36,8 @@ import { framedAsUpstream, frontJsonParser, malformedJsonAnswer, notFoundAnswer 
 import { frontTarget } from './front-identity';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
-import { cacheKeys, type CacheStore } from '../cache/cache-store';
+import type { CacheStore } from '../cache/cache-store';
+import { dropIdentityCaches } from '../cache/use-cache-invalidation';
 import { identityScope } from '../cache/scope';
 import { bodyParams } from './body-params';
 import { checkPassThrough, readPassThrough, type PassThroughRequest } from './pass-through-limits';
@@ -89,11 +90,6 @@ function failureResponse(error: unknown): Response {
 
 export function useDropInFront(options: DropInFrontOptions): Plugin {
   const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock, uid, addresses, dropIn: states, cacheStore } = options;
-  /** Everything cached for a uid: its statement reads and PDFs. */
-  const dropCachesOf = async (target: UpstreamTarget, account: string) => {
-    const scope = identityScope(target.cacheNamespace, account);
-    await Promise.all([cacheStore.dropMembers(cacheKeys.reads(scope), 'all'), cacheStore.dropMembers(cacheKeys.pdfs(scope), 'all')]);
-  };
   /** The schema being served, for the limits on passed-through GraphQL (its statements and pages). */
   let schema: GraphQLSchema | undefined;
   const call = (target: UpstreamTarget, route: FrontRoute, operation: string, retry?: 'safe'): PassThroughCall =>
@@ -176,7 +172,10 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     // A mutation the upstream ran for a uid (its answer names it): what the caches hold for that uid
     // may be stale. The pipeline drops it (useCacheInvalidation); a mutation passed through, a
     // verified credential's form body for one, drops it here.
-    if (response.ok && answered?.uid && parsed.operation?.operation === OperationTypeNode.MUTATION) await dropCachesOf(target, answered.uid);
+    // All of its PDFs: the gateway did not validate the document to see which it names.
+    if (response.ok && answered?.uid && parsed.operation?.operation === OperationTypeNode.MUTATION) {
+      await dropIdentityCaches(cacheStore, identityScope(target.cacheNamespace, answered.uid), 'all');
+    }
     // Only devise's headers for this uid and client say the upstream authenticated the credential
     // (confirmRegistration or introspection answer 200 without one).
     if (!presented || !response.ok || answered?.uid !== presented.uid || answered.client !== presented.client) return response;
