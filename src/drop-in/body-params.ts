@@ -21,6 +21,9 @@ export function mediaTypeOf(contentType: string | null): string {
   return (contentType ?? '').split(/[;,]/)[0]?.trim().toLowerCase() ?? '';
 }
 
+/** A body read (and forwarded) as JSON: any media type naming json, more than Rails parses as JSON. */
+const isJsonMedia = (media: string): boolean => media.includes('json');
+
 /** A body Rack reads as a form: that media type, or a POST body with no media type at all. */
 export const isFormMedia = (media: string): boolean => media === 'application/x-www-form-urlencoded' || media === '';
 
@@ -28,7 +31,7 @@ export function bodyParams(body: ArrayBuffer | undefined, contentType: string | 
   if (!body || body.byteLength === 0) return undefined;
   const media = mediaTypeOf(contentType);
   const text = Buffer.from(body).toString('utf8');
-  if (media.includes('json')) {
+  if (isJsonMedia(media)) {
     try {
       const parsed = JSON.parse(text) as unknown;
       return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as BodyParams) : undefined;
@@ -56,7 +59,7 @@ const FORWARDED_FORM_FIELDS = ['query', 'operationName', 'variables', 'access-to
 export function forwardedBody(body: ArrayBuffer | undefined, contentType: string | null, params: BodyParams | undefined): { readonly body?: ArrayBuffer; readonly contentType?: string } {
   if (!body || body.byteLength === 0) return {};
   const media = mediaTypeOf(contentType);
-  if (media.includes('json')) return { body };
+  if (isJsonMedia(media)) return { body };
   if (!isFormMedia(media) || !params) return {};
   const form = new URLSearchParams();
   for (const name of FORWARDED_FORM_FIELDS) {

@@ -59,7 +59,8 @@ export interface PassThroughRequest {
 
 /**
  * The cheap bounds: refuses (throws) a multipart body (415), a form's variables as nested
- * parameters (400), a query text over `maxQueryBytes`, and a document over the token limit. `malformed` for JSON that does not parse.
+ * parameters (400), a query text over `maxQueryBytes`, and a document over the token limit.
+ * `malformed` for JSON that does not parse.
  */
 export function readPassThrough(body: ArrayBuffer | undefined, contentType: string | null, maxQueryBytes: number): PassThroughRequest | 'malformed' {
   const params = bodyParams(body, contentType);
