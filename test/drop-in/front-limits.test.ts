@@ -4,11 +4,11 @@
  * fragment bomb answers at once while /healthcheck stays quick), its root fields count against the
  * anonymous limit, and a credential the upstream refuses is forgotten at once.
  */
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { takeUpstreamRequests } from '../support/cache';
 import { control, seed, signInRaw, type Credential } from '../support/emulator';
 import { useGatewayOnEmulators } from '../support/gateway';
+import { sendThenRead } from '../support/raw-http';
 
 const PASSWORD = 'a-long-enough-password-123';
 const READ = '{ getStatements { statements { nodes { otxId uploaderId } } } }';
@@ -107,16 +107,12 @@ describe('the drop-in front under /graphql\'s limits', () => {
 
   it('reads a form body as Rails does and sends upstream only what it read: a comma in the media type or no media type is still counted, a name Rack reads differently is not passed on (regression)', async () => {
     const confirmations = `mutation { ${Array.from({ length: 200 }, (_, index) => `c${index}: confirmRegistration(token: "guess-${index}") { response }`).join(' ')} }`;
-    // node:http, which (unlike fetch) sends a body without a media type when told none.
-    const form = (body: string, contentType: string | undefined) => new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const headers = { ...(contentType === undefined ? {} : { 'content-type': contentType }), ...from(), 'content-length': String(Buffer.byteLength(body)) };
-      const sent = request(`${gateway.current.url}/v2/graphql`, { method: 'POST', headers }, (response) => {
-        let text = '';
-        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-      });
-      sent.on('error', reject);
-      sent.end(body);
-    });
+    // A raw request (fetch would add a media type to a body sent without one).
+    const form = (body: string, contentType: string | undefined) => {
+      const headers = [`Host: ${new URL(gateway.current.url).host}`, `X-Forwarded-For: ${from()['x-forwarded-for']}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+      if (contentType !== undefined) headers.push(`Content-Type: ${contentType}`);
+      return sendThenRead(gateway.current.url, ['POST /v2/graphql HTTP/1.1', ...headers].join('\r\n'), [Buffer.from(body)]);
+    };
     await takeUpstreamRequests(sandbox.url);
     // Rack reads `application/x-www-form-urlencoded, text/plain` (and a body with no media type) as a form.
     for (const type of ['application/x-www-form-urlencoded, text/plain', undefined]) {
