@@ -6,13 +6,12 @@
  * process group reaches the gateway twice) does not cut the drain short; SHUTDOWN_TIMEOUT bounds it.
  * The upstream is slowed through the emulator's settings.
  */
-import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT, useEmulator } from '../support/emulator';
 import { startGatewayProcess, TEST_CREDENTIAL_KEY } from '../support/gateway';
-import { ROOT, type Launched } from '../support/launcher';
+import { launch, type Launched } from '../support/launcher';
 import { connectionRefused } from '../support/raw-http';
 
 const sandbox = useEmulator('sandbox');
@@ -143,21 +142,20 @@ describe('SIGTERM', () => {
     const connected = new Promise<void>((resolve) => silent.once('connection', () => resolve()));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: `redis://127.0.0.1:${port}`, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY },
-      stdio: 'ignore',
+    const starting = await launch({
+      name: 'starting gateway',
+      args: ['--import', 'tsx', 'src/main.ts'],
+      env: { PORT: '0', UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: `redis://127.0.0.1:${port}`, CREDENTIAL_KEY: TEST_CREDENTIAL_KEY },
     });
-    const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
     try {
       await connected;
       const signalled = Date.now();
-      child.kill('SIGTERM');
+      starting.child.kill('SIGTERM');
       // Without a handler: killed by the signal (or, as PID 1, not at all until SIGKILL).
-      expect(await exited).toBe(0);
+      expect(await starting.exited).toBe(0);
       expect(Date.now() - signalled).toBeLessThan(2_000);
     } finally {
-      child.kill('SIGKILL');
+      starting.child.kill('SIGKILL');
       for (const socket of sockets) socket.destroy();
       silent.close();
     }
