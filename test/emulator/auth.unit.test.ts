@@ -129,10 +129,12 @@ describe('emulator credential headers on /v2/graphql', () => {
   });
 
   it('stops accepting a credential once tokenTtlSeconds has passed', async () => {
-    await control(ctx.url, 'PATCH', '/__emulator/settings', { tokenTtlSeconds: 1 });
+    // A minute, not a second: the clock also runs with real time, and expiry is in whole seconds,
+    // so a 1 s token could end before a loaded machine's first request (a CI run saw it).
+    await control(ctx.url, 'PATCH', '/__emulator/settings', { tokenTtlSeconds: 60 });
     const credential = await signIn(ctx.url);
     expect((await graphql(ctx.url, credential, GREETING)).status).toBe(200);
-    clock.advance(2100);
+    clock.advance(61_100);
     expect((await graphql(ctx.url, credential, GREETING)).status).toBe(401);
   });
 });
