@@ -99,10 +99,12 @@ function handle(error: unknown): void {
 async function refreshSession(query: typeof SessionQuery | typeof SessionLeftQuery = SessionLeftQuery): Promise<void> {
   try {
     const { session } = await execute(query);
+    // Signed out while this was on its way (a logout just after a download): its message stands.
+    if (sessionPanel.hidden) return;
     if (session) showSession(session);
     else showLogin('Your session has ended. Please log in again.');
   } catch (error) {
-    handle(error);
+    if (!sessionPanel.hidden) handle(error);
   }
 }
 
@@ -126,7 +128,8 @@ async function loadStatements(fresh = false): Promise<void> {
       link.href = pdfLink(statement.otxId ?? '', inline);
       if (inline) link.target = '_blank';
       // A download is session activity: re-read the time left once the gateway has answered it.
-      // Only while still signed in: a logout within that second must keep its own message.
+      // Only while still signed in: a logout within that second must keep its own message (and
+      // refreshSession drops an answer that comes back after one).
       link.onclick = () => void setTimeout(() => void (sessionPanel.hidden || refreshSession()), 1_000);
       actions.append(link);
     }
