@@ -60,7 +60,7 @@ async function startHive(children: Children, upstream: string): Promise<Target> 
   const port = await freePort();
   const { pid } = await children.start({
     name: 'hive-gateway',
-    args: [path.join(ROOT, 'node_modules/@graphql-hive/gateway/dist/bin.js'), 'proxy', '-c', 'bench/servers/hive-gateway.config.ts', '--host', '127.0.0.1', '--port', String(port)],
+    args: [path.join(ROOT, 'bench/node_modules/@graphql-hive/gateway/dist/bin.js'), 'proxy', '-c', 'bench/servers/hive-gateway.config.ts', '--host', '127.0.0.1', '--port', String(port)],
     env: { NODE_ENV: 'production', BENCH_HIVE_UPSTREAM: `${upstream}/v2/graphql`, BENCH_HIVE_SCHEMA: path.join(ROOT, 'sources/statement-filing-service/schema.graphql') },
     echo: ['stderr'],
   });

@@ -6,12 +6,26 @@
  * (it has no sessions); no response cache, no GraphiQL, no WebSockets, no usage reporting, and
  * schema polling pushed out of the run (it cannot be switched off; 10 s would reload the schema
  * during a measurement).
+ *
+ * Hive Gateway is installed in bench/node_modules on the bench's first run (bench/install.ts), not
+ * in the project's own install, so this file does not import its `defineConfig` (which only types
+ * its argument): `HiveProxyConfig` is the part of its configuration type used here.
  */
-import { defineConfig } from '@graphql-hive/gateway';
+
+interface HiveProxyConfig {
+  readonly proxy: { readonly endpoint: string };
+  readonly schema: string;
+  readonly propagateHeaders: { readonly fromClientToSubgraphs: (payload: { readonly request: Request }) => Record<string, string | null> };
+  readonly pollingInterval: number;
+  readonly graphiql: boolean;
+  readonly landingPage: boolean;
+  readonly disableWebsockets: boolean;
+  readonly logging: 'debug' | 'info' | 'warn' | 'error';
+}
 
 const CREDENTIAL_HEADERS = ['access-token', 'client', 'uid'] as const;
 
-export const gatewayConfig = defineConfig({
+export const gatewayConfig: HiveProxyConfig = {
   proxy: { endpoint: process.env.BENCH_HIVE_UPSTREAM ?? 'http://127.0.0.1:1/v2/graphql' },
   schema: process.env.BENCH_HIVE_SCHEMA ?? 'schema.graphql',
   propagateHeaders: {
@@ -22,4 +36,4 @@ export const gatewayConfig = defineConfig({
   landingPage: false,
   disableWebsockets: true,
   logging: 'warn',
-});
+};
