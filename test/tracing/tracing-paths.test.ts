@@ -119,6 +119,26 @@ describe('tracing, whichever path a request takes', () => {
     expect(sent.map((entry) => [entry.path, spanIdOf(entry.traceparent)])).toEqual([['/v2/graphql', refresh[0]?.spanId]]);
   });
 
+  it('traces a drop-in front request whose credential the gateway has not verified: passed through as it came, one `POST graphql` CLIENT span, the upstream told', async () => {
+    // Signed in at the upstream itself, so the gateway has never seen this credential.
+    const signedIn = await fetch(`${sandbox.url}/v2/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: DEMO_ACCOUNT.email, password: DEMO_ACCOUNT.password }) });
+    expect(signedIn.status).toBe(200);
+    const credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: signedIn.headers.get('uid') ?? '' };
+    const caller = callerContext();
+    const response = await fetch(`${gateway.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...credential, traceparent: caller.traceparent }, body: JSON.stringify({ query: '{ secretGreeting { response } }' }) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { secretGreeting: { response: `Hello, ${DEMO_ACCOUNT.email}! Your credential works.` } } });
+    const spans = await spansOf(caller.traceId);
+    const server = spans.find((span) => span.kind === SPAN_KIND.server);
+    expect(server?.attributes['http.route']).toBe('/v2/graphql');
+    const clients = clientsOf(spans);
+    expect(clients.map((span) => [span.name, span.parentSpanId])).toEqual([['POST graphql', server?.spanId]]);
+    expect(Object.keys(clients[0]?.attributes ?? {}).sort()).toEqual(expect.arrayContaining(['http.request.method', 'http.response.status_code', 'server.address']));
+    for (const name of Object.keys(clients[0]?.attributes ?? {})) expect(CLIENT_ATTRIBUTES).toContain(name);
+    const sent = await upstreamRequestsOf(sandbox.url, caller.traceId);
+    expect(sent.map((entry) => [entry.path, spanIdOf(entry.traceparent)])).toEqual([['/v2/graphql', clients[0]?.spanId]]);
+  });
+
   it('traces logout: the upstream sign-out is a DELETE CLIENT span of the logout mutation, in the caller\'s trace', async () => {
     const leaving = new Browser(gateway.url);
     expect((await leaving.login(DEMO_ACCOUNT.email, DEMO_ACCOUNT.password)).codes).toEqual([]);
