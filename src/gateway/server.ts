@@ -98,7 +98,13 @@ function byProduct(front: RequestListener, gateway: RequestListener): RequestLis
   return (request, response) => (isFrontPath(pathOf(request)) ? front : gateway)(request, response);
 }
 
-export async function startGateway(config: GatewayConfig, options: { readonly logDestination?: DestinationStream } = {}): Promise<RunningGateway> {
+export interface StartOptions {
+  readonly logDestination?: DestinationStream;
+  /** MAX_CONNECTIONS unless given: a test proves the cap with a few connections, not thousands. */
+  readonly maxConnections?: number;
+}
+
+export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   // The request (and, with tracing, the spans) each piece of work belongs to: this gateway's own.
   const requests = createRequestContexts();
   const traces = createTraceContexts();
@@ -179,7 +185,7 @@ export async function startGateway(config: GatewayConfig, options: { readonly lo
   // Open connections per replica, idle keep-alive ones included: past it new ones are closed at
   // once, so a flood of slow or idle connections runs into this rather than file descriptors and
   // memory. Far above what one replica serves behind the proxy (whose limit_conn is per address).
-  server.maxConnections = MAX_CONNECTIONS;
+  server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
