@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { control } from './emulator';
+import { control, signIn } from './emulator';
 import { SPAN_KIND, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
 
 /** A gateway's variables for OTLP/JSON to `endpoint`, batches sent every 20 ms. */
@@ -22,6 +22,20 @@ export function callerContext(): CallerContext {
   const traceId = randomBytes(16).toString('hex');
   const spanId = randomBytes(8).toString('hex');
   return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+/**
+ * `{ secretGreeting }` through the drop-in front at `gatewayUrl` (/v2/graphql) in the caller's
+ * trace, with a credential signed in at `signInUrl` (the front itself, or the upstream directly
+ * for a credential the gateway has never seen).
+ */
+export async function frontGreeting(gatewayUrl: string, signInUrl: string, caller: CallerContext): Promise<Response> {
+  const credential = await signIn(signInUrl);
+  return fetch(`${gatewayUrl}/v2/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...credential, traceparent: caller.traceparent },
+    body: JSON.stringify({ query: '{ secretGreeting { response } }' }),
+  });
 }
 
 /**

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNT, seed, useEmulator } from '../support/emulator';
 import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type TestGateway } from '../support/gateway';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
-import { callerContext, expectContinued, spanIdOf, spansOf as spansIn, tracingEnv, upstreamRequestsOf } from '../support/tracing';
+import { callerContext, expectContinued, frontGreeting, spanIdOf, spansOf as spansIn, tracingEnv, upstreamRequestsOf } from '../support/tracing';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
@@ -120,12 +120,9 @@ describe('tracing, whichever path a request takes', () => {
   });
 
   it('traces a drop-in front request whose credential the gateway has not verified: passed through as it came, one `POST graphql` CLIENT span, the upstream told', async () => {
-    // Signed in at the upstream itself, so the gateway has never seen this credential.
-    const signedIn = await fetch(`${sandbox.url}/v2/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: DEMO_ACCOUNT.email, password: DEMO_ACCOUNT.password }) });
-    expect(signedIn.status).toBe(200);
-    const credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: signedIn.headers.get('uid') ?? '' };
     const caller = callerContext();
-    const response = await fetch(`${gateway.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...credential, traceparent: caller.traceparent }, body: JSON.stringify({ query: '{ secretGreeting { response } }' }) });
+    // Signed in at the upstream itself, so the gateway has never seen this credential.
+    const response = await frontGreeting(gateway.url, sandbox.url, caller);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ data: { secretGreeting: { response: `Hello, ${DEMO_ACCOUNT.email}! Your credential works.` } } });
     const spans = await spansOf(caller.traceId);

@@ -15,7 +15,7 @@ import { control, DEMO_ACCOUNT, useEmulator } from '../support/emulator';
 import { Browser, RELAXED_LIMITS, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type TestGateway } from '../support/gateway';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 import { callWithKey, serviceAccountsEnv, testServiceAccount } from '../support/service-accounts';
-import { callerContext, expectContinued, spanIdOf, spansOf as spansIn, tracingEnv, upstreamRequestsOf } from '../support/tracing';
+import { callerContext, expectContinued, frontGreeting, spanIdOf, spansOf as spansIn, tracingEnv, upstreamRequestsOf } from '../support/tracing';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
@@ -95,11 +95,8 @@ describe('tracing', () => {
   });
 
   it('traces the drop-in front (/v2/graphql): the caller\'s trace reaches the upstream', async () => {
-    const signedIn = await fetch(`${gateway.url}/v2/auth/sign_in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: DEMO_ACCOUNT.email, password: DEMO_ACCOUNT.password }) });
-    expect(signedIn.status).toBe(200);
-    const credential = { 'access-token': signedIn.headers.get('access-token') ?? '', client: signedIn.headers.get('client') ?? '', uid: signedIn.headers.get('uid') ?? '' };
     const caller = callerContext();
-    const response = await fetch(`${gateway.url}/v2/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...credential, traceparent: caller.traceparent }, body: JSON.stringify({ query: '{ secretGreeting { response } }' }) });
+    const response = await frontGreeting(gateway.url, gateway.url, caller);
     expect(response.status).toBe(200);
     const spans = await spansOf(caller.traceId);
     expect(spans.find((span) => span.kind === SPAN_KIND.server)?.attributes['http.route']).toBe('/v2/graphql');
