@@ -95,10 +95,15 @@ export function createMemoryCacheStore({ maxBytes = 256 * 1024 * 1024 }: MemoryC
       }
       return Promise.resolve();
     },
-    waitForRelease(key, timeoutMs) {
+    async waitForRelease(key, timeoutMs) {
       const held = locks.get(key);
-      if (!held || held.expiresAt <= Date.now()) return Promise.resolve();
-      return waiters.wait(key, Math.min(timeoutMs, held.expiresAt - Date.now()));
+      if (!held) return;
+      const deadline = Date.now() + timeoutMs;
+      const left = () => Math.min(deadline, held.expiresAt) - Date.now();
+      // Until this lock is released or expires. A timer can fire a few ms before Date.now() reaches
+      // its end (the event loop's clock lags on a busy loop), and a waiter that went on then found
+      // the lock still held: the rest is waited for.
+      while (locks.get(key) === held && left() > 0) await waiters.wait(key, left());
     },
     ping: () => Promise.resolve(),
     close() {

@@ -141,4 +141,18 @@ describe.each<[string, () => CacheStore, () => CacheStore]>([
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(await store.acquireLock(key, 200, randomUUID())).toEqual(expect.any(String));
   });
+
+  it('has waiters go on only once the lock has expired, even on a busy event loop', async () => {
+    const key = `sgw:cache:{test}:lock:${randomUUID()}`;
+    expect(await store.acquireLock(key, 200, randomUUID())).toEqual(expect.any(String));
+    // Busy for 60 ms in this tick: the event loop's clock, read when the tick began, now lags
+    // Date.now() by that much, and a timer set now fires that much early by the wall clock (a
+    // loaded CI run saw a waiter go on 'expired' while the memory store still held the lock).
+    const busyUntil = Date.now() + 60;
+    while (Date.now() < busyUntil) {
+      // spinning
+    }
+    await store.waitForRelease(key, 5_000);
+    expect(await store.acquireLock(key, 200, randomUUID())).toEqual(expect.any(String));
+  });
 });
