@@ -130,8 +130,7 @@ describe('tracing, whichever path a request takes', () => {
     expect(server?.attributes['http.route']).toBe('/v2/graphql');
     const clients = clientsOf(spans);
     expect(clients.map((span) => [span.name, span.parentSpanId])).toEqual([['POST graphql', server?.spanId]]);
-    expect(Object.keys(clients[0]?.attributes ?? {}).sort()).toEqual(expect.arrayContaining(['http.request.method', 'http.response.status_code', 'server.address']));
-    for (const name of Object.keys(clients[0]?.attributes ?? {})) expect(CLIENT_ATTRIBUTES).toContain(name);
+    expect(Object.keys(clients[0]?.attributes ?? {}).sort()).toEqual(CLIENT_ATTRIBUTES);
     const sent = await upstreamRequestsOf(sandbox.url, caller.traceId);
     expect(sent.map((entry) => [entry.path, spanIdOf(entry.traceparent)])).toEqual([['/v2/graphql', clients[0]?.spanId]]);
   });
