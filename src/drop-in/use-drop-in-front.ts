@@ -20,6 +20,9 @@
  */
 import { OperationTypeNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { CacheStore } from '../cache/cache-store';
+import { identityScope } from '../cache/scope';
+import { dropIdentityCaches } from '../cache/use-cache-invalidation';
 import type { LimitsConfig } from '../config';
 import { credentialFromHeaders, type UpstreamCredential } from '../upstream/credential';
 import type { Environment } from '../environment';
@@ -36,9 +39,6 @@ import { framedAsUpstream, frontJsonParser, malformedJsonAnswer, notFoundAnswer 
 import { frontTarget } from './front-identity';
 import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
-import type { CacheStore } from '../cache/cache-store';
-import { dropIdentityCaches } from '../cache/use-cache-invalidation';
-import { identityScope } from '../cache/scope';
 import { bodyParams } from './body-params';
 import { checkPassThrough, readPassThrough, type PassThroughRequest } from './pass-through-limits';
 import { signInParams, signInWithinLimits, unreadableSignIn } from './sign-in-limits';
