@@ -71,6 +71,21 @@ export const integer = (fallback: number, min: number, max: number) =>
       return value;
     });
 
+/** A size in bytes: a whole number, or one with `KiB` or `MiB` (`4MiB`), from `min` to `max` bytes. */
+export const byteSize = (fallback: string, min: number, max: number) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const match = /^(\d+)\s*(KiB|MiB)?$/.exec(text.trim());
+      const value = match ? Number(match[1]) * (match[2] === 'MiB' ? 1024 * 1024 : match[2] === 'KiB' ? 1024 : 1) : NaN;
+      if (!(value >= min && value <= max)) {
+        ctx.addIssue({ code: 'custom', message: `expected a size from ${min} to ${max} bytes, such as 4MiB, 512KiB or 1048576` });
+        return z.NEVER;
+      }
+      return value;
+    });
+
 /** A rate such as `5/15m`: at most 5 in any 15 minutes. */
 export const rate = (fallback: string) =>
   z

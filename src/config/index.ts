@@ -3,7 +3,7 @@
  * value stops the start with a message naming the variable and what is wrong with it.
  */
 import { z } from 'zod';
-import { credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, shutdownDuration, upstreamUrl } from './fields';
+import { byteSize, credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, shutdownDuration, upstreamUrl } from './fields';
 import { nodeEnv, plainTransport, productionProblems } from './production-guard';
 import { redisUrl, type RedisTarget } from './redis-url';
 import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
@@ -40,6 +40,7 @@ const schema = z
     UPSTREAM_CIRCUIT_FAILURES: integer(10, 1, 10_000),
     UPSTREAM_CIRCUIT_COOLDOWN: duration('10s'),
     IDEMPOTENCY_TTL: duration('24h'),
+    IDEMPOTENCY_MAX_BYTES: byteSize('4MiB', 1024, 1024 * 1024 * 1024),
     TRUST_PROXY: integer(0, 0, 32),
     CACHE_DEFINITIONS_FRESH: duration('1h'),
     CACHE_DEFINITIONS_STALE_IF_ERROR: duration('24h'),
@@ -129,8 +130,8 @@ export interface GatewayConfig {
   readonly upstreamTimeoutMs: number;
   /** Retries of calls safe to repeat, and each environment's circuit (src/upstream/resilience.ts). */
   readonly upstreamResilience: { readonly retries: number; readonly circuitFailures: number; readonly circuitCooldownMs: number };
-  /** How long an Idempotency-Key and the answer it got are kept. */
-  readonly idempotencyTtlMs: number;
+  /** How long an Idempotency-Key and the answer it got are kept, and how many bytes of kept answers one identity may hold. */
+  readonly idempotency: { readonly ttlMs: number; readonly maxBytes: number };
   readonly trustProxy: number;
   readonly cache: CacheConfig;
   readonly limits: LimitsConfig;
@@ -266,7 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     previousCredentialKeys: e.CREDENTIAL_KEY_PREVIOUS,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     upstreamResilience: { retries: e.UPSTREAM_RETRIES, circuitFailures: e.UPSTREAM_CIRCUIT_FAILURES, circuitCooldownMs: e.UPSTREAM_CIRCUIT_COOLDOWN },
-    idempotencyTtlMs: e.IDEMPOTENCY_TTL,
+    idempotency: { ttlMs: e.IDEMPOTENCY_TTL, maxBytes: e.IDEMPOTENCY_MAX_BYTES },
     trustProxy: e.TRUST_PROXY,
     cache: {
       definitionsFreshMs: e.CACHE_DEFINITIONS_FRESH,

@@ -165,7 +165,9 @@ export function createForwarder({ upstreamFetch, log, metrics, outcomes }: Forwa
   };
 
   const answerOf = (plan: ForwardPlan, call: ForwardedCall, body: string): Promise<UpstreamAnswer> => {
-    if (plan.kind !== OperationTypeNode.QUERY) return callUpstream(plan, call, body, call.request.signal);
+    // A mutation runs to its end even when its client goes away (as on Mesh's path): cut off midway,
+    // it may or may not have been applied, where finished its answer is kept for the client's retry.
+    if (plan.kind !== OperationTypeNode.QUERY) return callUpstream(plan, call, body, new AbortController().signal);
     const key = `${call.identity?.key ?? ''}\0${call.upstream.graphqlUrl}\0${body}`;
     const shared = inFlight.get(key);
     // A call aborted for requests that went away is never joined: it is about to fail.

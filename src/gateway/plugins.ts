@@ -80,10 +80,10 @@ export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot, reads
   const isInternal = (request: Request) => internal.has(request);
   // Mutations with an Idempotency-Key run at most once per identity and key (src/idempotency/).
   const idempotency = useIdempotency({
-    store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotencyTtlMs,
-    // The longest a mutation's request may run: its call, a service account's sign-in and the call again.
-    pendingMs: 3 * config.upstreamTimeoutMs + 5_000,
-    health: runtime.sessionStoreHealth, metrics, log, clock, operations, outcomes, marks: idempotencyMarks,
+    store: runtime.idempotency, keys: runtime.keys, ttlMs: config.idempotency.ttlMs, maxBytes: config.idempotency.maxBytes,
+    // A claim is renewed while its request runs; a replica gone mid-request leaves it this long.
+    leaseMs: config.upstreamTimeoutMs + 10_000,
+    health: runtime.sessionStoreHealth, metrics, log, clock, operations, documents, outcomes, marks: idempotencyMarks,
   });
   // Statement reads per identity; its lookahead starts each lookup once the identity is known.
   const readCache = useReadCache({ cache: reads, operations });

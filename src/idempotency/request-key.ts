@@ -26,6 +26,16 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-export function requestFingerprint(keys: Pick<DerivedKeys, 'mac'>, document: string, operationName: string | undefined, variables: unknown): string {
-  return keys.mac('idempotency-fingerprint', document, operationName ?? '', canonicalJson(variables ?? {}));
+/** What a fingerprint covers, in order. */
+export function fingerprintParts(document: string, operationName: string | undefined, variables: unknown): readonly string[] {
+  return [document, operationName ?? '', canonicalJson(variables ?? {})];
+}
+
+export function requestFingerprint(keys: Pick<DerivedKeys, 'mac'>, parts: readonly string[]): string {
+  return keys.mac('idempotency-fingerprint', ...parts);
+}
+
+/** Whether `fingerprint` (kept under the current or a previous CREDENTIAL_KEY) is of this request. */
+export function isFingerprintOf(keys: Pick<DerivedKeys, 'verify'>, fingerprint: string, parts: readonly string[]): boolean {
+  return keys.verify('idempotency-fingerprint', fingerprint, ...parts);
 }

@@ -102,6 +102,10 @@ export function createLogEvents(logger: Logger) {
     cacheEntryRejected(fields: { cache: string; namespace: string }) {
       logger.warn({ event: 'cache.entry-rejected', ...fields }, 'cache entry failed verification');
     },
+    /** An idempotent request's claim lapsed without its answer being kept: kept as UPSTREAM_UNAVAILABLE. */
+    idempotencyOutcomeUnknown(fields: { keyHash: string; reason: 'holder-gone' | 'answer-lost' }) {
+      logger.warn({ event: 'idempotency.outcome-unknown', ...fields }, 'an idempotent request\'s outcome is unknown; its key now replays UPSTREAM_UNAVAILABLE');
+    },
     unexpectedError(fields: { error: unknown; operation?: string }) {
       const { error, ...rest } = fields;
       logger.error({ event: 'request.unexpected-error', ...rest, error: describe(error) }, 'unexpected error');

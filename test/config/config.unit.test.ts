@@ -37,11 +37,12 @@ describe('loadConfig', () => {
   });
 
   it('reads the retries, the circuit and the idempotency TTL, with the contract\'s defaults', () => {
-    expect(loadConfig({})).toMatchObject({ upstreamResilience: { retries: 1, circuitFailures: 10, circuitCooldownMs: 10_000 }, idempotencyTtlMs: 24 * 3_600_000 });
-    expect(loadConfig({ UPSTREAM_RETRIES: '0', UPSTREAM_CIRCUIT_FAILURES: '3', UPSTREAM_CIRCUIT_COOLDOWN: '30s', IDEMPOTENCY_TTL: '1h' }))
-      .toMatchObject({ upstreamResilience: { retries: 0, circuitFailures: 3, circuitCooldownMs: 30_000 }, idempotencyTtlMs: 3_600_000 });
-    const message = refusal({ UPSTREAM_RETRIES: '9', UPSTREAM_CIRCUIT_FAILURES: '0', IDEMPOTENCY_TTL: 'forever' }).message;
-    for (const variable of ['UPSTREAM_RETRIES', 'UPSTREAM_CIRCUIT_FAILURES', 'IDEMPOTENCY_TTL']) expect(message).toContain(variable);
+    expect(loadConfig({})).toMatchObject({ upstreamResilience: { retries: 1, circuitFailures: 10, circuitCooldownMs: 10_000 }, idempotency: { ttlMs: 24 * 3_600_000, maxBytes: 4 * 1024 * 1024 } });
+    expect(loadConfig({ UPSTREAM_RETRIES: '0', UPSTREAM_CIRCUIT_FAILURES: '3', UPSTREAM_CIRCUIT_COOLDOWN: '30s', IDEMPOTENCY_TTL: '1h', IDEMPOTENCY_MAX_BYTES: '512KiB' }))
+      .toMatchObject({ upstreamResilience: { retries: 0, circuitFailures: 3, circuitCooldownMs: 30_000 }, idempotency: { ttlMs: 3_600_000, maxBytes: 512 * 1024 } });
+    expect(loadConfig({ IDEMPOTENCY_MAX_BYTES: '2097152' }).idempotency.maxBytes).toBe(2 * 1024 * 1024);
+    const message = refusal({ UPSTREAM_RETRIES: '9', UPSTREAM_CIRCUIT_FAILURES: '0', IDEMPOTENCY_TTL: 'forever', IDEMPOTENCY_MAX_BYTES: '4MB' }).message;
+    for (const variable of ['UPSTREAM_RETRIES', 'UPSTREAM_CIRCUIT_FAILURES', 'IDEMPOTENCY_TTL', 'IDEMPOTENCY_MAX_BYTES']) expect(message).toContain(variable);
   });
 
   it('treats blank variables as unset', () => {

@@ -1,7 +1,7 @@
 /**
  * The idempotency store's contract, run over both implementations (memory, and Redis on the test
- * database): claims, completion, release, the bound per identity, and one winner among claims
- * made at the same moment.
+ * database): claims, leases and their renewal, orphaned claims and their settling, completion,
+ * release, the bounds per identity (keys and bytes), and one winner among claims made at once.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -13,8 +13,9 @@ import { TEST_REDIS_URL } from '../support/gateway';
 const redis = new Redis(TEST_REDIS_URL);
 afterAll(() => redis.disconnect());
 
-const OPTIONS = { pendingMs: 30_000, ttlMs: 60_000, maxPerIdentity: 3 };
+const OPTIONS = { leaseMs: 30_000, ttlMs: 60_000, maxPerIdentity: 3, maxBytes: 1_000 };
 const name = (identity: string) => ({ identity, key: randomUUID() });
+const at = (now: number, overrides: Partial<typeof OPTIONS> = {}) => ({ ...OPTIONS, ...overrides, now });
 
 describe.each([
   ['memory', () => createMemoryIdempotencyStore()],
@@ -23,32 +24,74 @@ describe.each([
   it('claims a new key, then answers pending with its fingerprint until it is completed', async () => {
     const store = create();
     const record = name(randomUUID());
-    expect(await store.claim(record, 'fp', { ...OPTIONS, now: Date.now() })).toEqual({ status: 'claimed' });
-    expect(await store.claim(record, 'other', { ...OPTIONS, now: Date.now() })).toEqual({ status: 'pending', fingerprint: 'fp' });
-    await store.complete(record, 'fp', 'sealed answer', OPTIONS.ttlMs);
-    expect(await store.claim(record, 'fp', { ...OPTIONS, now: Date.now() })).toEqual({ status: 'done', fingerprint: 'fp', answer: 'sealed answer' });
+    const now = Date.now();
+    expect(await store.claim(record, 'fp', at(now))).toEqual({ status: 'claimed' });
+    expect(await store.claim(record, 'other', at(now))).toEqual({ status: 'pending', fingerprint: 'fp' });
+    expect(await store.complete(record, 'fp', 'sealed answer', { ttlMs: OPTIONS.ttlMs, now })).toEqual({ status: 'stored' });
+    expect(await store.claim(record, 'fp', at(now))).toEqual({ status: 'done', fingerprint: 'fp', answer: 'sealed answer' });
+    expect(await store.find(record)).toMatchObject({ fingerprint: 'fp', answer: 'sealed answer' });
+  });
+
+  it('never frees a claim whose lease ran out: it is orphaned, and settled once as its answer', async () => {
+    const store = create();
+    const record = name(randomUUID());
+    const now = Date.now();
+    await store.claim(record, 'fp', at(now, { leaseMs: 1_000 }));
+    expect(await store.claim(record, 'fp', at(now + 999))).toEqual({ status: 'pending', fingerprint: 'fp' });
+    expect(await store.claim(record, 'fp', at(now + 1_001))).toEqual({ status: 'orphaned', fingerprint: 'fp' });
+    // The holder's late answer is not settled over a lease that still held; a settling is not over one that ran out.
+    expect(await store.complete(record, 'fp', 'unknown', { ttlMs: OPTIONS.ttlMs, now: now + 500, orphanedOnly: true })).toEqual({ status: 'pending' });
+    expect(await store.complete(record, 'fp', 'unknown', { ttlMs: OPTIONS.ttlMs, now: now + 1_001, orphanedOnly: true })).toEqual({ status: 'stored' });
+    expect(await store.complete(record, 'fp', 'late answer', { ttlMs: OPTIONS.ttlMs, now: now + 2_000 })).toEqual({ status: 'kept', answer: 'unknown' });
+    expect(await store.claim(record, 'fp', at(now + 2_000))).toEqual({ status: 'done', fingerprint: 'fp', answer: 'unknown' });
+  });
+
+  it('keeps a renewed claim pending past its first lease, and renews only its own running claim', async () => {
+    const store = create();
+    const record = name(randomUUID());
+    const now = Date.now();
+    await store.claim(record, 'fp', at(now, { leaseMs: 1_000 }));
+    expect(await store.renew(record, 'fp', now + 5_000)).toBe(true);
+    expect(await store.claim(record, 'fp', at(now + 4_000))).toEqual({ status: 'pending', fingerprint: 'fp' });
+    expect(await store.renew(record, 'other', now + 9_000)).toBe(false);
+    await store.complete(record, 'fp', 'answer', { ttlMs: OPTIONS.ttlMs, now });
+    expect(await store.renew(record, 'fp', now + 9_000)).toBe(false);
   });
 
   it('forgets a released claim, so that the key can run', async () => {
     const store = create();
     const record = name(randomUUID());
-    await store.claim(record, 'fp', { ...OPTIONS, now: Date.now() });
+    await store.claim(record, 'fp', at(Date.now()));
     await store.release(record, 'fp');
-    expect(await store.claim(record, 'fp', { ...OPTIONS, now: Date.now() })).toEqual({ status: 'claimed' });
+    expect(await store.claim(record, 'fp', at(Date.now()))).toEqual({ status: 'claimed' });
   });
 
-  it('refuses a new key past the bound of keys per identity, and not another identity\'s', async () => {
+  it('refuses a new key past the bound of keys per identity, with the wait until the oldest expires, and not another identity\'s', async () => {
     const store = create();
     const identity = randomUUID();
-    for (let i = 0; i < OPTIONS.maxPerIdentity; i++) expect((await store.claim(name(identity), 'fp', { ...OPTIONS, now: Date.now() })).status).toBe('claimed');
-    expect(await store.claim(name(identity), 'fp', { ...OPTIONS, now: Date.now() })).toEqual({ status: 'full' });
-    expect((await store.claim(name(randomUUID()), 'fp', { ...OPTIONS, now: Date.now() })).status).toBe('claimed');
+    const now = Date.now();
+    for (let i = 0; i < OPTIONS.maxPerIdentity; i++) expect((await store.claim(name(identity), 'fp', at(now + i))).status).toBe('claimed');
+    expect(await store.claim(name(identity), 'fp', at(now + 10))).toEqual({ status: 'full', retryAfterMs: OPTIONS.ttlMs - 10 });
+    expect((await store.claim(name(randomUUID()), 'fp', at(now))).status).toBe('claimed');
+    expect((await store.claim(name(identity), 'fp', at(now + OPTIONS.ttlMs + 1))).status).toBe('claimed');
+  });
+
+  it('refuses a new key while the identity\'s kept answers reach the byte bound, and frees their bytes as they expire', async () => {
+    const store = create();
+    const identity = randomUUID();
+    const now = Date.now();
+    const big = name(identity);
+    await store.claim(big, 'fp', at(now));
+    // One answer may pass the bound by its own size: it is kept, and the next key waits.
+    expect(await store.complete(big, 'fp', 'x'.repeat(1_500), { ttlMs: OPTIONS.ttlMs, now })).toEqual({ status: 'stored' });
+    expect((await store.claim(name(identity), 'fp', at(now + 1))).status).toBe('full');
+    expect((await store.claim(name(identity), 'fp', at(now + OPTIONS.ttlMs + 1))).status).toBe('claimed');
   });
 
   it('gives a key claimed ten times at once to exactly one claim', async () => {
     const store = create();
     const record = name(randomUUID());
-    const outcomes = await Promise.all(Array.from({ length: 10 }, () => store.claim(record, 'fp', { ...OPTIONS, now: Date.now() })));
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => store.claim(record, 'fp', at(Date.now()))));
     expect(outcomes.filter((outcome) => outcome.status === 'claimed')).toHaveLength(1);
   });
 });

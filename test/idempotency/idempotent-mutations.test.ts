@@ -7,29 +7,19 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT } from '../support/emulator';
 import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, useGatewayOnEmulators } from '../support/gateway';
+import { ADD_FW2, code, firstError, fw2, READ_FW2, send } from '../support/idempotency';
 import { scrape } from '../support/metrics';
 
 const { sandbox, production, gateway } = useGatewayOnEmulators();
 const redis = new Redis(TEST_REDIS_URL);
 afterAll(() => redis.disconnect());
 
-const ADD = 'mutation Add($s: [Fw2Input!]!) { addFw2Statements(statements: $s) { errors statements { recordNumber statement { uploaderId } } } }';
-const READ = '{ getFw2Statements { statements { nodes { uploaderId } } } }';
+const ADD = ADD_FW2;
+const READ = READ_FW2;
 
-interface RawAnswer { readonly status: number; readonly headers: Headers; readonly text: string }
-
-/** A POST /graphql as the browser sends it, with an Idempotency-Key, answered as raw text. */
-async function send(browser: Browser, key: string | undefined, query: string, variables: Record<string, unknown>, url = browser.gatewayUrl): Promise<RawAnswer> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-csrf': '1', ...(browser.cookie ? { cookie: browser.cookie } : {}) };
-  if (key !== undefined) headers['idempotency-key'] = key;
-  const response = await fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  return { status: response.status, headers: response.headers, text: await response.text() };
-}
-
-const code = (answer: RawAnswer) => (JSON.parse(answer.text) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code;
 const adds = async () => (await control<{ operations: string[] }[]>(sandbox.url, 'GET', '/__emulator/requests')).body.filter((entry) => entry.operations.includes('addFw2Statements')).length;
 const stored = async (browser: Browser) => ((await browser.graphql(READ)).body.data?.getFw2Statements.statements.nodes as { uploaderId: string }[]).map((node) => node.uploaderId);
-const statement = (uploaderId: string) => ({ s: [{ uploaderId, recipientFirstName: 'Ada', recipientLastName: 'Lovelace', recipientTin: '123-45-6789' }] });
+const statement = fw2;
 
 let browser: Browser;
 beforeEach(async () => {
@@ -100,15 +90,19 @@ describe('idempotent mutations', () => {
     expect(await adds()).toBe(2);
   });
 
-  it('replays a lost answer as the same UPSTREAM_UNAVAILABLE, and the mutation stays applied once', async () => {
+  it('replays a lost answer as the same UPSTREAM_UNAVAILABLE without retry hints, and the mutation stays applied once', async () => {
     const key = randomUUID();
     await control(sandbox.url, 'PATCH', '/__emulator/settings', { dropNextResponses: 1 });
     const lost = await send(browser, key, ADD, statement('emp-7'));
     expect(lost.status).toBe(503);
     expect(code(lost)).toBe('UPSTREAM_UNAVAILABLE');
+    // Retrying the same key cannot help: neither the first answer nor its replays invite it.
+    expect(lost.headers.get('retry-after')).toBeNull();
+    expect(firstError(lost)?.extensions).not.toHaveProperty('retryAfterSeconds');
     const again = await send(browser, key, ADD, statement('emp-7'));
     expect(again.status).toBe(503);
     expect(again.text).toBe(lost.text);
+    expect(again.headers.get('retry-after')).toBeNull();
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await stored(browser)).toEqual(['emp-7']);
     expect(await adds()).toBe(1);
