@@ -1,4 +1,4 @@
-/** The control API under /__emulator/ (see the gateway contract's "Emulator control API"). */
+/** The control API under /__emulator/ (docs/reference.md, "Emulator control API"). */
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { findForm, FORMS } from '../../sources/statement-filing-service/catalogue';

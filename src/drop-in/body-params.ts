@@ -68,3 +68,21 @@ export function forwardedBody(body: ArrayBuffer | undefined, contentType: string
   }
   return { body: new TextEncoder().encode(form.toString()).buffer, contentType: 'application/x-www-form-urlencoded' };
 }
+
+/** devise's credential fields, which the upstream also reads from a body's parameters. */
+const CREDENTIAL_FIELDS = ['access-token', 'client', 'uid'];
+
+/** The body's own credential fields (devise reads a credential from the headers, else from these). */
+export function credentialFields(params: BodyParams): Readonly<Record<string, string>> {
+  return Object.fromEntries(CREDENTIAL_FIELDS.flatMap((name) => (typeof params[name] === 'string' ? [[name, params[name]]] : [])));
+}
+
+/**
+ * What goes upstream in place of a query text graphql-js cannot parse (pass-through-limits.ts): an
+ * empty query, which runs nothing, with the body's credential fields, so that the upstream still
+ * says whether it accepts the credential (its answer's status and headers) without ever reading
+ * a document the gateway could not measure.
+ */
+export function emptyQueryBody(fields: Readonly<Record<string, string>>): { readonly body: ArrayBuffer; readonly contentType: string } {
+  return { body: new TextEncoder().encode(JSON.stringify({ query: '', ...fields })).buffer, contentType: 'application/json' };
+}

@@ -8,9 +8,11 @@
  * Malformed JSON gets the upstream's own answer (Rails' parameter parser, which the emulator
  * copies), for the sign-in and GraphQL alike: clients written for the upstream read that shape. So
  * does a method the upstream does not route on a front path (GET /v2/graphql, OPTIONS, ...): Rails'
- * 404, not a 405 the upstream never sends.
+ * 404, not a 405 the upstream never sends. And so does a query text that does not parse, which the
+ * front never sends upstream: devise's 401 without a credential, the syntax error with one.
  */
 import { STATUS_CODES } from 'node:http';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { GraphQLParams } from 'graphql-yoga';
 import { gatewayError } from '../errors';
 import { JSON_HEADERS } from '../errors/json-response';
@@ -28,6 +30,25 @@ export const NOT_FOUND_BODY = { status: 404, error: 'Not Found' } as const;
 
 export function notFoundAnswer(): Response {
   return upstreamStyleResponse(404, JSON.stringify(NOT_FOUND_BODY), JSON_HEADERS);
+}
+
+/** devise's failure message (`devise.failure.unauthenticated`): the upstream's 401 for GraphQL it must authenticate and cannot. */
+export const SIGN_IN_REQUIRED_BODY = { errors: ['You need to sign in or sign up before continuing.'] } as const;
+
+/** The upstream's answer to GraphQL without a credential that needs one (a document it cannot parse needs one). */
+export function signInRequiredAnswer(): Response {
+  return upstreamStyleResponse(401, JSON.stringify(SIGN_IN_REQUIRED_BODY), JSON_HEADERS);
+}
+
+/**
+ * The upstream's answer (200) to a query text it cannot parse, for a credential it accepts: the
+ * syntax error with its locations, as graphql-js words it (the emulator's parser; graphql-js
+ * throws a RangeError rather than a GraphQLError for a document nested past the stack), with
+ * `credentialHeaders` (devise's, echoed or rotated).
+ */
+export function parseErrorAnswer(error: unknown, credentialHeaders: Readonly<Record<string, string>>): Response {
+  const formatted: GraphQLFormattedError = error instanceof GraphQLError ? error.toJSON() : { message: 'The document nests too deeply to be parsed' };
+  return upstreamStyleResponse(200, JSON.stringify({ errors: [formatted] }), { ...JSON_HEADERS, ...credentialHeaders });
 }
 
 /**

@@ -7,33 +7,32 @@
  * `answered`).
  */
 import { asEmail, httpOutcome, statementCount, type AuditEntry } from '../audit/use-audit-log';
-import { environmentNamed, type Environment } from '../environment';
+import type { Environment } from '../environment';
+import { frontRequestOf } from './front-paths';
 import type { DropInStates } from './state';
 
-const FRONT_AUTH = /\/v2\/auth\/(sign_in|sign_out)$/;
 const MAX_UID = 254;
 
-/** The environment a front request acted in: its path's prefix, else X-Upstream-Environment. */
-function frontEnvironmentOf(url: URL, request: Request): Environment {
-  return url.pathname.startsWith('/production/') ? 'production' : environmentNamed(request.headers.get('x-upstream-environment'));
-}
-
 /** The front's audit lines, read from its state of each request. */
-export function frontAuditEntries(dropIn: DropInStates): (request: Request, response: Response, url: URL) => AuditEntry | undefined {
-  return (request, response, url) => frontAuditEntry(dropIn, request, response, url);
+export function frontAuditEntries(dropIn: DropInStates): (request: Request, response: Response) => AuditEntry | undefined {
+  return (request, response) => frontAuditEntry(dropIn, request, response);
 }
 
-function frontAuditEntry(dropIn: DropInStates, request: Request, response: Response, url: URL): AuditEntry | undefined {
+function frontAuditEntry(dropIn: DropInStates, request: Request, response: Response): AuditEntry | undefined {
+  const front = frontRequestOf(request);
+  if (!front) return undefined;
   const state = dropIn.of(request);
-  const front = FRONT_AUTH.exec(url.pathname)?.[1];
-  if (front) {
-    const uid = response.headers.get('uid') ?? (front === 'sign_in' ? asEmail(state?.signInEmail) : undefined);
+  const { endpoint } = front.route;
+  // Where the request acted; one whose prefix the header contradicted (refused) is named by its path.
+  const environment: Environment = front.environment === 'conflict' ? (front.route.prefix ?? 'sandbox') : front.environment;
+  if (endpoint !== 'graphql') {
+    const uid = response.headers.get('uid') ?? (endpoint === 'signIn' ? asEmail(state?.signInEmail) : undefined);
     return {
-      action: front === 'sign_in' ? 'front.sign-in' : 'front.sign-out',
-      outcome: response.ok ? 'ok' : httpOutcome(response.status, front === 'sign_in' ? 'INVALID_CREDENTIALS' : 'UNAUTHENTICATED'),
+      action: endpoint === 'signIn' ? 'front.sign-in' : 'front.sign-out',
+      outcome: response.ok ? 'ok' : httpOutcome(response.status, endpoint === 'signIn' ? 'INVALID_CREDENTIALS' : 'UNAUTHENTICATED'),
       actor: 'drop-in',
       ...(uid ? { uid: uid.slice(0, MAX_UID) } : {}),
-      environment: frontEnvironmentOf(url, request),
+      environment,
     };
   }
   if (!state?.passedMutation) return undefined;
@@ -44,7 +43,7 @@ function frontAuditEntry(dropIn: DropInStates, request: Request, response: Respo
     outcome: state.refusedWith ?? httpOutcome(response.status, 'UNAUTHENTICATED'),
     actor: 'drop-in',
     ...(uid ? { uid: uid.slice(0, MAX_UID) } : {}),
-    environment: frontEnvironmentOf(url, request),
+    environment,
     fields: [...new Set(fields.map((field) => field.name.value))],
     statements: statementCount(fields, variables),
   };

@@ -7,12 +7,11 @@
 import type { UpstreamCredential } from '../upstream/credential';
 import { credentialFromHeaders } from '../upstream/credential';
 import type { DerivedKeys } from '../derived-keys';
-import type { Environment } from '../environment';
+import { environmentNamed, type Environment } from '../environment';
 import { gatewayError } from '../errors';
 import type { IdentityDescription, IdentityStrategy, RequestIdentity } from '../identity/strategy';
 import type { UpstreamTarget } from '../upstream/target';
-import { pathnameOf } from '../request/url-path';
-import { frontEnvironment, frontRoute } from './front-paths';
+import { frontRequestOf } from './front-paths';
 import { credentialHeadersOf } from './pass-through';
 import type { DropInState, DropInStates } from './state';
 import { credentialDigest, type VerifiedCredentials } from './verified-credentials';
@@ -34,7 +33,7 @@ const MAX_UID = 254;
  * sandbox by default. A prefix contradicted by the header was refused before (useDropInFront).
  */
 export function frontTarget(upstreams: DropInDependencies['upstreams'], request: Request): UpstreamTarget {
-  const environment = frontEnvironment(frontRoute(pathnameOf(request.url)), request.headers.get('x-upstream-environment'));
+  const environment = frontRequestOf(request)?.environment ?? environmentNamed(request.headers.get('x-upstream-environment'));
   return environment === 'production' ? upstreams.production : upstreams.sandbox;
 }
 

@@ -8,8 +8,13 @@
  * A prefix and a header that name different environments are refused (400), not resolved: a
  * client that says both means one of them by mistake, and guessing wrong would file in production
  * what was meant as a sandbox test (or the reverse).
+ *
+ * A request's route and environment come from one reading of one path (frontRequestOf): the path
+ * the edge checked (src/request/request-target.ts), so a path whose route and prefix two readers
+ * could read differently (`/x/../production/v2/graphql`) never gets this far.
  */
 import { environmentNamed, ENVIRONMENTS, type Environment } from '../environment';
+import { pathnameOf } from '../request/url-path';
 
 export type FrontEndpoint = 'signIn' | 'signOut' | 'graphql';
 
@@ -38,6 +43,9 @@ for (const [endpoint, upstreamPath] of Object.entries(UPSTREAM_PATHS) as [FrontE
   for (const prefix of ENVIRONMENTS) ROUTES.set(`/${prefix}${upstreamPath}`, { ...route, prefix });
 }
 
+/** Every path the front answers, each a route of its own (the SERVER span's, src/gateway/route-templates.ts). */
+export const FRONT_PATHS: readonly string[] = [...ROUTES.keys()];
+
 /** Every path the front's GraphQL is served on: `/v2/graphql`, `/sandbox/v2/graphql`, `/production/v2/graphql`. */
 export const FRONT_GRAPHQL_PATHS: readonly string[] = [...ROUTES.entries()].filter(([, route]) => route.endpoint === 'graphql').map(([path]) => path);
 
@@ -49,20 +57,24 @@ export function isFrontPath(pathname: string): boolean {
   return ROUTES.has(pathname);
 }
 
-export function frontRoute(pathname: string): FrontRoute | undefined {
-  return ROUTES.get(pathname);
+export interface FrontRequest {
+  readonly route: FrontRoute;
+  /** Where the request acts: its path's prefix, else X-Upstream-Environment; `conflict` when they disagree. */
+  readonly environment: Environment | 'conflict';
 }
 
-export function isFrontGraphqlPath(pathname: string): boolean {
-  return ROUTES.get(pathname)?.endpoint === 'graphql';
+/** A front request's route and environment, both from its one path; undefined for any other path. */
+export function frontRequestOf(request: Request): FrontRequest | undefined {
+  const route = ROUTES.get(pathnameOf(request.url));
+  return route && { route, environment: frontEnvironment(route, request.headers.get('x-upstream-environment')) };
 }
 
 /**
  * The environment a front request acts in: the path's prefix, else `X-Upstream-Environment`
  * (production only when it says so). A header that contradicts the prefix gives `conflict`.
  */
-export function frontEnvironment(route: Pick<FrontRoute, 'prefix'> | undefined, header: string | null): Environment | 'conflict' {
-  if (route?.prefix === undefined) return environmentNamed(header);
+function frontEnvironment(route: FrontRoute, header: string | null): Environment | 'conflict' {
+  if (route.prefix === undefined) return environmentNamed(header);
   const named = header?.trim().toLowerCase();
   return !named || named === route.prefix ? route.prefix : 'conflict';
 }

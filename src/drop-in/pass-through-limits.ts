@@ -10,8 +10,11 @@
  *
  * The document is not validated (the upstream does that, and answers as it would); a check that
  * fails on it in any way refuses the request with QUERY_TOO_COMPLEX, never lets it through: a
- * document the gateway cannot measure is not sent upstream. A body the gateway cannot read as
- * GraphQL (no `query`, JSON that is not an object) is left to the upstream, which answers it.
+ * document the gateway cannot measure is not sent upstream. Nor is a query text graphql-js cannot
+ * parse (the upstream's own parser might read it, as a document no limit saw): `unparsable` holds
+ * the parse error for the front's answer, and `forward` an empty query in its place. A body the
+ * gateway cannot read as GraphQL (no `query`, JSON that is not an object) is left to the upstream,
+ * which answers it.
  */
 import { MaxTokensParserWLexer } from '@escape.tech/graphql-armor-max-tokens';
 import { validate, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
@@ -19,7 +22,7 @@ import { GatewayError, gatewayError } from '../errors';
 import { rootFields, selectedOperation } from '../request/root-fields';
 import { pdfAnswerRefusal } from '../protection/pdf-answer-limit';
 import { QUERY_LIMITS, queryLimitRules, queryTextRefusal } from '../protection/use-query-limits';
-import { bodyParams, forwardedBody } from './body-params';
+import { bodyParams, credentialFields, emptyQueryBody, forwardedBody } from './body-params';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -55,6 +58,11 @@ export interface PassThroughRequest {
   readonly variables: Record<string, unknown>;
   /** What goes upstream: the body as read (forwardedBody), with its media type when rebuilt. */
   readonly forward: { readonly body?: ArrayBuffer; readonly contentType?: string };
+  /**
+   * The query text does not parse: graphql-js's error (what the upstream answers it with) and the
+   * body's credential fields; `forward` is then an empty query (body-params.ts, emptyQueryBody).
+   */
+  readonly unparsable?: { readonly error: unknown; readonly credentialFields: Readonly<Record<string, string>> };
 }
 
 /**
@@ -68,7 +76,8 @@ export function readPassThrough(body: ArrayBuffer | undefined, contentType: stri
   if (params === 'unsupported') throw gatewayError('BAD_REQUEST', 'Send the GraphQL request as JSON (or a URL-encoded form).', { status: 415 });
   const forward = forwardedBody(body, contentType, params);
   const unread = { fields: [], operationName: null, variables: {}, forward };
-  if (!params || typeof params.query !== 'string') return unread;
+  // An empty text is no query to the upstream either (it answers "No query string was present").
+  if (!params || typeof params.query !== 'string' || params.query === '') return unread;
   // Rails reads `variables[s][][otxId]=...` in a form as nested parameters, a list the PDF count
   // could not see: the gateway checks variables it can read as one object, JSON or a JSON string.
   if (Object.keys(params).some((name) => name.startsWith('variables['))) {
@@ -81,11 +90,12 @@ export function readPassThrough(body: ArrayBuffer | undefined, contentType: stri
   let document: DocumentNode;
   try {
     // armor's counting parser (public): its `onReject` refuses at the token past the limit, while
-    // parsing; any other syntax error is the upstream's to answer.
+    // parsing; any other syntax error is answered as the upstream answers it, never sent there.
     document = new MaxTokensParserWLexer(params.query, { n: QUERY_LIMITS.tokens, noLocation: true, onReject: [refuseTokens] }).parseDocument();
   } catch (error) {
     if (error instanceof GatewayError) throw error;
-    return { ...unread, operationName, variables };
+    const fields = credentialFields(params);
+    return { ...unread, operationName, variables, forward: emptyQueryBody(fields), unparsable: { error, credentialFields: fields } };
   }
   const operation = selectedOperation(document, operationName);
   return { document, ...(operation ? { operation } : {}), fields: operation ? rootFields(document, operation) : [], operationName, variables, forward };

@@ -14,7 +14,9 @@
  *   has not accepted, or a body Yoga would not read as JSON, which the upstream reads and Yoga's
  *   pipeline could only answer 415) is passed through as it came: the upstream alone decides, so
  *   a forged credential is never echoed nor answered by the gateway, not even for `{ __typename }`.
- *   An answer that accepts the credential makes it verified for the next requests.
+ *   An answer that accepts the credential makes it verified for the next requests. A query text
+ *   graphql-js cannot parse is the exception: it is never sent (no limit could measure it), and is
+ *   answered as the upstream would answer it (unparsableAnswer).
  *
  * Every front request is logged (request.completed) by useAccessLog, which runs before this plugin.
  */
@@ -32,12 +34,12 @@ import type { LogEvents } from '../observability/log-events';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { LoginLimits } from '../protection/login-limits';
 import { overLimit, type RateLimitStore } from '../protection/rate-limiter';
-import { anonymousCounterKey } from '../protection/use-anonymous-limit';
+import { anonymousCounterKey, type AddressNames } from '../protection/use-anonymous-limit';
 import type { UpstreamFetch } from '../upstream/fetch';
 import type { UpstreamTarget } from '../upstream/target';
-import { framedAsUpstream, frontJsonParser, malformedJsonAnswer, notFoundAnswer } from './front-answers';
+import { framedAsUpstream, frontJsonParser, malformedJsonAnswer, notFoundAnswer, parseErrorAnswer, signInRequiredAnswer } from './front-answers';
 import { frontTarget } from './front-identity';
-import { frontEnvironment, frontRoute, type FrontRoute } from './front-paths';
+import { frontRequestOf, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
 import { bodyParams } from './body-params';
 import { checkPassThrough, readPassThrough, type PassThroughRequest } from './pass-through-limits';
@@ -59,6 +61,8 @@ export interface DropInFrontOptions {
   readonly limits: Pick<LimitsConfig, 'anonymous' | 'maxBodyBytes' | 'maxQueryBytes'>;
   /** The anonymous limit's counters, shared with /graphql (failing open). */
   readonly counters: RateLimitStore;
+  /** Names an address's counter as /graphql's anonymous limit does (an HMAC). */
+  readonly names: AddressNames;
   readonly loginLimits: LoginLimits;
   readonly log: LogEvents;
   readonly metrics: GatewayMetrics;
@@ -89,7 +93,7 @@ function failureResponse(error: unknown): Response {
 }
 
 export function useDropInFront(options: DropInFrontOptions): Plugin {
-  const { upstreamFetch, verified, limits, counters, loginLimits, log, metrics, clock, uid, addresses, dropIn: states, cacheStore } = options;
+  const { upstreamFetch, verified, limits, counters, names, loginLimits, log, metrics, clock, uid, addresses, dropIn: states, cacheStore } = options;
   /** The schema being served, for the limits on passed-through GraphQL (its statements and pages). */
   let schema: GraphQLSchema | undefined;
   const call = (target: UpstreamTarget, route: FrontRoute, operation: string, retry?: 'safe'): PassThroughCall =>
@@ -135,6 +139,20 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
   };
 
   /**
+   * A query text that does not parse, answered here when the answer does not hang on the upstream:
+   * without a credential (devise reads the headers, then the body), devise's 401; with one the
+   * upstream accepted recently, the syntax error. Undefined: the upstream is asked about the
+   * credential, with an empty query in place of the text (pass-through-limits.ts).
+   */
+  const unparsableAnswer = async (request: Request, target: UpstreamTarget, presented: UpstreamCredential | undefined, unparsable: NonNullable<PassThroughRequest['unparsable']>): Promise<Response | undefined> => {
+    if (!credentialFromHeaders((name) => request.headers.get(name) ?? unparsable.credentialFields[name])) return signInRequiredAnswer();
+    const expiry = presented && (await verified.check(target.cacheNamespace, presented));
+    if (!presented || expiry === undefined) return undefined;
+    uid.set(request, presented.uid);
+    return parseErrorAnswer(unparsable.error, echoedCredentialHeaders(expiry ? { ...presented, expiry: Number(expiry) } : presented));
+  };
+
+  /**
    * GraphQL the gateway does not run: the upstream's answer; one that accepts the credential
    * verifies it, a refusal (401) forgets it. The cheap bounds first (readPassThrough), then the
    * anonymous limit of the address (no identity the gateway's limits know: confirmation tokens
@@ -156,16 +174,21 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     if (parsed?.operation?.operation === OperationTypeNode.MUTATION) state.passedMutation = { fields: parsed.fields, variables: parsed.variables };
     const { anonymous } = limits;
     const weight = Math.max(1, parsed?.fields.length ?? 1);
-    const decision = await counters.hit(anonymousCounterKey(addresses.of(request)), anonymous.max, anonymous.windowMs, weight);
+    const decision = await counters.hit(anonymousCounterKey(names, addresses.of(request)), anonymous.max, anonymous.windowMs, weight);
     if (!decision.allowed) throw overLimit({ log, metrics }, 'anonymous', decision);
     if (refusal) throw refusal;
     if (read === 'malformed') return malformedJsonAnswer();
     if (!parsed || !schema) throw gatewayError('UPSTREAM_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
-    checkPassThrough(schema, parsed);
+    const { unparsable } = parsed;
+    if (!unparsable) checkPassThrough(schema, parsed);
+    const local = unparsable && (await unparsableAnswer(request, target, presented, unparsable));
+    if (local) return local;
     // Retried only when the body was read as a query: a mutation, or a body not understood, goes once.
     const retry = parsed.operation?.operation === OperationTypeNode.QUERY ? 'safe' : undefined;
-    // Exactly what was read and checked goes upstream (body-params.ts, forwardedBody).
-    const { response } = await passThrough(request, parsed.forward.body, call(target, route, 'graphql', retry), parsed.forward.contentType);
+    // Exactly what was read and checked goes upstream (body-params.ts, forwardedBody), or an empty query.
+    const { response: answer } = await passThrough(request, parsed.forward.body, call(target, route, 'graphql', retry), parsed.forward.contentType);
+    // The upstream's verdict on the credential, with the syntax error it would have given the text.
+    const response = unparsable && answer.status === 200 ? parseErrorAnswer(unparsable.error, credentialHeadersOf(answer.headers) ?? {}) : answer;
     // Signed out elsewhere (or forged): nothing cached may answer for it from now on.
     if (presented && response.status === 401) await verified.forget(target.cacheNamespace, presented);
     const answered = credentialHeadersOf(response.headers);
@@ -191,9 +214,10 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     },
 
     async onRequest(payload) {
-      const { request, url } = payload;
-      const route = frontRoute(url.pathname);
-      if (!route) return;
+      const { request } = payload;
+      const front = frontRequestOf(request);
+      if (!front) return;
+      const { route } = front;
       const state = states.begin(request);
       const endResponse = (response: Response) => payload.endResponse(response);
       // The upstream routes by method and path: another method is a path it does not serve.
@@ -201,7 +225,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
         endResponse(notFoundAnswer());
         return;
       }
-      if (frontEnvironment(route, request.headers.get('x-upstream-environment')) === 'conflict') {
+      if (front.environment === 'conflict') {
         const message = `X-Upstream-Environment contradicts the path's /${route.prefix ?? ''} prefix: send one of them.`;
         endResponse(errorResponse(400, 'BAD_REQUEST', message));
         return;

@@ -1,4 +1,4 @@
-/** The contract's error codes and their HTTP statuses (shared/contract/gateway.md, "Errors"). */
+/** The contract's error codes and their HTTP statuses (docs/reference.md, "Errors"). */
 export const ERROR_STATUS = {
   UNAUTHENTICATED: 401,
   INVALID_CREDENTIALS: 401,

@@ -53,7 +53,7 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
     // Sign-in, sign-out and GraphQL without a verified credential passed through to the upstream and
     // answered here; a verified credential continues below, and its answers get the upstream's
     // credential headers (or refusal) on the way out.
-    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, loginLimits, log, metrics, clock, uid, addresses, dropIn, cacheStore: caches.store }),
+    useDropInFront({ upstreams, upstreamFetch, verified: runtime.verifiedCredentials, limits, counters: rateLimits, names: runtime.keys, loginLimits, log, metrics, clock, uid, addresses, dropIn, cacheStore: caches.store }),
     // Only the front's GraphQL paths (useDropInFront sends only JSON bodies this far).
     useRoutes({ graphqlPaths: FRONT_GRAPHQL_PATHS }),
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).

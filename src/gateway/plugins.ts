@@ -38,6 +38,7 @@ import { browserSessionStrategy } from '../session/session-identity';
 import { useSessionCookies } from '../session/cookie-jar';
 import { environmentNamed } from '../environment';
 import { useCsrf } from '../session/use-csrf';
+import { useLoneSessionFields } from '../session/use-lone-session-fields';
 import { useOperationSpans } from '../tracing/use-operation-spans';
 import type { GatewayContext } from './context';
 import { useExecutedOperation } from '../request/executed';
@@ -65,7 +66,7 @@ export interface GatewayPluginsOptions {
 }
 
 export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot, reads, definitionsAnswers }: GatewayPluginsOptions): Plugin<GatewayContext>[] {
-  const { config, log, metrics, clock, upstreams, sessions, caches, rateLimits } = runtime;
+  const { config, log, metrics, clock, upstreams, caches, rateLimits } = runtime;
   const { limits } = config;
   const { documents } = runtime;
   const { operations, addresses, setCookies, sessionCookies, outcomes, startedAt, uid, onBehalfOf, servedNames, idempotencyMarks } = runtime.requestState;
@@ -91,7 +92,7 @@ export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot, reads
     // The client's address (socket, or X-Forwarded-For within TRUST_PROXY), for limits and logs.
     useClientAddress({ trustProxy: config.trustProxy, addresses }),
     // HTTP routes answered before any GraphQL work: liveness, readiness, metrics and /ops.
-    useHealth({ sessionStore: sessions.store, cacheStore: caches.store, upstreams, clock, lifecycle: runtime.lifecycle, metrics }),
+    useHealth({ dependencies: runtime.dependencies, lifecycle: runtime.lifecycle, metrics }),
     useMetricsEndpoint({ metrics, access: opsAccess }),
     useOpsPage({ metrics, access: opsAccess, clock }),
     // GraphiQL outside production, from the installed package (no CDN, a development dependency):
@@ -126,6 +127,8 @@ export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot, reads
     useExecutedOperation({ operations, documents }),
     // With tracing, the operation's span starts here (and ends after the audit log, below).
     ...(operationSpans ? [operationSpans.start] : []),
+    // login, logout (and the other session fields) alone in their operation, before anything of it runs.
+    useLoneSessionFields({ operations }),
     // Cookie requests and logins pass the CSRF/origin check before anything acts for a browser (the
     // PDF download checked its Origin itself: a link sends no X-CSRF).
     useCsrf({ allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, log, exempt: isInternal, operations, sessionCookies }),
@@ -143,7 +146,7 @@ export function gatewayPlugins(runtime: GatewayRuntime, { identities, hot, reads
     // own limits, in its resolver and the front's sign-in).
     readCache.lookahead,
     useRateLimits({ limit: limits.session, counters: rateLimits, log, metrics, operations, decided: decidedLimits }),
-    useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics, operations, addresses }),
+    useAnonymousLimit({ limit: limits.anonymous, counters: rateLimits, log, metrics, operations, addresses, names: runtime.keys }),
     // Mutations with an Idempotency-Key run at most once per identity and key: after every refusal
     // above (they keep nothing), before anything that may answer or call the upstream.
     idempotency.execution,

@@ -40,6 +40,8 @@ import { Sessions, type ActiveSession } from '../session/sessions';
 import type { SessionStore } from '../session/session-store';
 import { createUpstreamFetch, type UpstreamFetch } from '../upstream/fetch';
 import { createResilience } from '../upstream/resilience';
+import { createUpstreamProbe } from '../upstream/probe';
+import { createDependencyWatch, type DependencyWatch } from '../ops/dependency-watch';
 import { upstreamTarget, type UpstreamTarget } from '../upstream/target';
 import type { Tracing } from '../tracing/provider';
 import { tracedUpstreamFetch } from '../upstream/upstream-spans';
@@ -79,6 +81,8 @@ export interface GatewayRuntime {
   readonly forwarder: Forwarder;
   /** Starting, serving, stopping: what /readiness answers. */
   readonly lifecycle: Lifecycle;
+  /** The shared dependencies' states for /readiness, checked in the background until close(). */
+  readonly dependencies: DependencyWatch;
   /** Requests the gateway sends through its own pipeline (the PDF download's read); connected by the server. */
   readonly internalRequests: InternalRequests;
   /** The built-in emulator, when no upstream URL was configured. */
@@ -155,7 +159,9 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
 
   // Loaded only with an endpoint: without one, no SDK is loaded or started.
   const tracing = config.tracing ? await (await import('../tracing/provider.js')).createTracing(config.tracing, traces) : undefined;
-  const resilience = createResilience({ ...config.upstreamResilience, metrics, now: clock });
+  // One probe per environment in flight, shared by the circuit (after a timeout) and readiness.
+  const upstreamProbe = createUpstreamProbe({ upstreams, now: clock });
+  const resilience = createResilience({ ...config.upstreamResilience, metrics, now: clock, upstreamUp: (environment) => upstreamProbe.up(environment) });
   const untracedFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics, resilience });
   // One CLIENT span per call the gateway makes (its retries inside it).
   const upstreamFetch = tracing ? tracedUpstreamFetch(tracing, untracedFetch) : untracedFetch;
@@ -175,6 +181,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     limits: config.limits, health: sessionStoreHealth, log, metrics, names: keys,
   });
 
+  const dependencies = createDependencyWatch({ sessionStore: sessions.store, cacheStore: caches.store, upstreams: upstreamProbe });
   const documents = new DocumentFacts();
   const requestState = createRequestState();
   let closing: Promise<void> | undefined;
@@ -187,12 +194,15 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     documents,
     plans: new DocumentPlans(documents),
     lifecycle: createLifecycle(),
+    dependencies,
     forwarder: createForwarder({ upstreamFetch, log, metrics, outcomes: requestState.outcomes }),
     internalRequests: createInternalRequests(),
     ...(embedded ? { embedded } : {}),
     ...(tracing ? { tracing } : {}),
     close: () =>
       (closing ??= (async () => {
+        dependencies.close();
+        upstreamProbe.close();
         store.close?.();
         await sessionCache?.close();
         await caches.store.close();

@@ -5,7 +5,7 @@
  * (gateway/front-plugins.ts), chosen by the request's path at the edge. Nothing is global: a
  * process may run several (tests do). `src/main.ts` is the CLI.
  */
-import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { GetMeshOptions } from '@graphql-mesh/runtime';
@@ -25,6 +25,7 @@ import { hotPath } from '../http/hot-path';
 import { upstreamCallPlugins } from './upstream-call-plugins';
 import { publicSchema } from './public-schema';
 import { drainable, type DrainOptions } from './drain';
+import { routeTemplateOf } from './route-templates';
 import { createGatewayRuntime, type GatewayRuntime } from './runtime';
 import { bodyLimit, continueWithinLimit } from '../http/body-limit';
 import { corsFor } from '../http/cors';
@@ -33,6 +34,7 @@ import { createLogger } from '../observability/logger';
 import { createRequestContexts } from '../observability/request-context';
 import { meshLogger } from '../observability/mesh-logger';
 import { createParseCaches } from '../protection/parse-caches';
+import { readRequestTarget } from '../request/request-target';
 import { createTraceContexts } from '../tracing/context';
 import { traceRequests } from '../tracing/server-span';
 import { topologyOf } from '../redis';
@@ -89,13 +91,14 @@ async function meshOptionsFor(runtime: GatewayRuntime): Promise<GetMeshOptions> 
 
 /**
  * The edge's one decision: a request on one of the drop-in front's paths goes to the front's
- * pipeline, any other to the gateway's. The path is read as Yoga reads it (the request target
- * appended to an origin, then normalised); each pipeline 404s the other's paths, so no request
- * runs through the wrong one even where the two readings could differ.
+ * pipeline, any other to the gateway's. The path is the one the edge checked
+ * (src/request/request-target.ts), which every later reader reads alike.
  */
 function byProduct(front: RequestListener, gateway: RequestListener): RequestListener {
-  const pathOf = (request: IncomingMessage) => new URL(`http://gateway${request.url || '/graphql'}`).pathname;
-  return (request, response) => (isFrontPath(pathOf(request)) ? front : gateway)(request, response);
+  return (request, response) => {
+    const target = readRequestTarget(request.url);
+    return ('path' in target && isFrontPath(target.path) ? front : gateway)(request, response);
+  };
 }
 
 export interface StartOptions {
@@ -167,7 +170,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const gateway = hot ? hotPath(hotPathOptions(runtime, { hot, schema, identities, reads, definitionsAnswers, yoga }), yoga.requestListener) : yoga.requestListener;
   const edged = edge({ trustProxy: config.trustProxy, cookieSecure: config.cookieSecure, requests }, bodyLimit({ maxBytes: config.limits.maxBodyBytes }, byProduct(front.requestListener, gateway)));
   // With tracing, each request's SERVER span around all of it (src/tracing/).
-  const listener = runtime.tracing ? traceRequests(runtime.tracing, edged) : edged;
+  const listener = runtime.tracing ? traceRequests(runtime.tracing, { routeOf: routeTemplateOf }, edged) : edged;
   const server: Server = createServer(
     {
       // Slow clients: the headers within 10 s, the whole request within 30 s. Node checks both

@@ -14,10 +14,16 @@
  * - `X-Request-Id`: the client's own id only when the request came through a trusted proxy
  *   (TRUST_PROXY > 0) and the id is short and plain (it ends up in every log line of the request),
  *   else a random UUID; the same id is on every log line written for the request.
+ *
+ * Then, before anything routes the request, its Host and target are checked
+ * (src/request/request-target.ts): one a reader could take for another path is answered 400 here,
+ * on every endpoint, so that nothing after the edge reads a path two ways.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorAnswer } from '../errors';
 import type { RequestContexts } from '../observability/request-context';
+import { readRequest } from '../request/request-target';
 
 export interface EdgeOptions {
   readonly trustProxy: number;
@@ -50,6 +56,14 @@ export function edge(options: EdgeOptions, next: (req: IncomingMessage, res: Ser
     res.setHeader('vary', 'Origin');
     if (options.cookieSecure) res.setHeader('strict-transport-security', HSTS);
     if (identified(req)) res.setHeader('cache-control', 'no-store');
+    const target = readRequest(req);
+    if ('refusal' in target) {
+      // Node reads and drops a body left unread, so the connection stays usable.
+      const answer = errorAnswer(400, 'BAD_REQUEST', target.refusal);
+      res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+      res.end(answer.body);
+      return;
+    }
     options.requests.run({ requestId }, () => next(req, res));
   };
 }

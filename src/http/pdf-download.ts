@@ -1,5 +1,6 @@
 /**
- * The parts of `GET /statements/{otxId}/pdf` that are not plumbing: which paths it answers, the
+ * The parts of `GET /statements/{otxId}/pdf` that are not plumbing: which paths it answers, which
+ * requests it refuses before anything acts (a subresource that cannot show a document), the
  * GraphQL read it runs for them (the `pdf` field, so access and the PDF cache are the field's), and
  * how that read's answer becomes a PDF, a 404 or the read's own error.
  */
@@ -23,6 +24,37 @@ export function otxIdOfPath(pathname: string): string | null | undefined {
   } catch {
     return null;
   }
+}
+
+/**
+ * The Sec-Fetch-Dest values of requests that can show a PDF: a page (a link, a new tab), a frame,
+ * an embed or object, and `empty` (fetch, a download). Any other is a subresource (`image`,
+ * `script`, `style`, `font`, a worker ...): an `<img src>` on any page of the same site carries the
+ * SameSite=Strict cookie, so it would spend the user's limits and keep their session alive without
+ * ever showing them anything. An allow-list, so a destination browsers add later is refused too.
+ */
+const DOCUMENT_DESTINATIONS: ReadonlySet<string> = new Set(['document', 'iframe', 'frame', 'fencedframe', 'embed', 'object', 'empty']);
+
+/** The request's Sec-Fetch-Dest when it names a subresource that cannot show a PDF; undefined for others and without one. */
+export function subresourceDestination(request: Request): string | undefined {
+  const destination = request.headers.get('sec-fetch-dest')?.trim().toLowerCase();
+  return destination && !DOCUMENT_DESTINATIONS.has(destination) ? destination : undefined;
+}
+
+/** Longer header values are cut in the message (a client chooses the header). */
+const SHOWN_DESTINATION_LENGTH = 40;
+
+export function subresourceMessage(destination: string): string {
+  return `Statement PDFs open as a page, in a frame or as a download; a request from a subresource (Sec-Fetch-Dest: ${destination.slice(0, SHOWN_DESTINATION_LENGTH)}), such as an <img> or a <script>, is refused.`;
+}
+
+/**
+ * The PDF's Content-Security-Policy: `sandbox` (a PDF viewer that runs the file's scripts runs them
+ * in an opaque origin, without the gateway's cookies) and `frame-ancestors` for the gateway's own
+ * pages and ALLOWED_ORIGINS (the pages that may embed it; no other site can frame it to trick a click).
+ */
+export function pdfContentSecurityPolicy(allowedOrigins: readonly string[]): string {
+  return ['sandbox', `frame-ancestors ${["'self'", ...allowedOrigins].join(' ')}`].join('; ');
 }
 
 /** Letters, digits, `.`, `_` and `-`, not leading with a dot: safe in every file system and header. */
@@ -65,7 +97,7 @@ function carriedHeaders(inner: Response): Headers {
  * The download's answer from the read's: its errors as they are (the status their first code
  * names), no statement as 404, else the PDF's bytes.
  */
-export async function pdfAnswer(inner: Response, otxId: string, disposition: 'attachment' | 'inline'): Promise<Response> {
+export async function pdfAnswer(inner: Response, otxId: string, disposition: 'attachment' | 'inline', contentSecurityPolicy: string): Promise<Response> {
   const headers = carriedHeaders(inner);
   const answer = (await inner.json()) as ReadAnswer;
   if (answer.errors?.length) {
@@ -90,5 +122,7 @@ export async function pdfAnswer(inner: Response, otxId: string, disposition: 'at
   headers.set('content-length', String(bytes.length));
   headers.set('content-disposition', `${disposition}; filename="${pdfFileName(node)}"`);
   headers.set('cache-control', 'no-store');
+  // On an attachment too: a browser may still show it (a PDF viewer extension, a save-then-open).
+  headers.set('content-security-policy', contentSecurityPolicy);
   return new Response(bytes, { status: 200, headers });
 }

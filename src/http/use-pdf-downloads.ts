@@ -16,7 +16,7 @@ import type { LogEvents } from '../observability/log-events';
 import type { RequestSlot } from '../request/slot';
 import { checkOrigin, csrfLogFields, csrfMessage } from '../session/csrf';
 import type { InternalRequests } from './internal-requests';
-import { otxIdOfPath, pdfAnswer, PDF_QUERY } from './pdf-download';
+import { otxIdOfPath, pdfAnswer, pdfContentSecurityPolicy, PDF_QUERY, subresourceDestination, subresourceMessage } from './pdf-download';
 
 export interface PdfDownloadsOptions {
   readonly internal: InternalRequests;
@@ -31,6 +31,7 @@ export interface PdfDownloadsOptions {
 const CARRIED_HEADERS = ['cookie', 'authorization', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'traceparent', 'tracestate', 'baggage'];
 
 export function usePdfDownloads({ internal, allowedOrigins, trustProxy, log, onBehalfOf }: PdfDownloadsOptions): Plugin {
+  const contentSecurityPolicy = pdfContentSecurityPolicy(allowedOrigins);
   return {
     async onRequest(payload) {
       const { request, url, serverContext } = payload;
@@ -38,6 +39,12 @@ export function usePdfDownloads({ internal, allowedOrigins, trustProxy, log, onB
       if (otxId === undefined) return;
       if (request.method !== 'GET') {
         payload.endResponse(errorResponse(405, 'BAD_REQUEST', 'Statement PDFs are served over GET.', { headers: { allow: 'GET' } }));
+        return;
+      }
+      const destination = subresourceDestination(request);
+      if (destination !== undefined) {
+        log.csrfRefused({ reason: 'subresource-destination' });
+        payload.endResponse(errorResponse(403, 'CSRF_CHECK_FAILED', subresourceMessage(destination)));
         return;
       }
       const verdict = checkOrigin(request, { allowedOrigins, trustProxy });
@@ -56,7 +63,7 @@ export function usePdfDownloads({ internal, allowedOrigins, trustProxy, log, onB
       // is asking is checked first, and the answer is the one of any unknown id.
       onBehalfOf.set(read, request);
       const inner = await internal.send(read, serverContext);
-      payload.endResponse(await pdfAnswer(inner, otxId ?? '', url.searchParams.get('inline') === '1' ? 'inline' : 'attachment'));
+      payload.endResponse(await pdfAnswer(inner, otxId ?? '', url.searchParams.get('inline') === '1' ? 'inline' : 'attachment', contentSecurityPolicy));
     },
   };
 }

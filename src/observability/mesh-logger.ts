@@ -6,12 +6,12 @@
  */
 import type { Logger as MeshLogger } from '@graphql-mesh/types';
 import type { Logger } from 'pino';
+import { redactSecretFields } from './secret-fields';
 
-const SECRET_FIELD = /(\\*"?(?:password|access-token|accessToken|client|authorization|token|cookie|set-cookie|uid)\\*"?\s*[:=]\s*)(\\*"(?:[^"\\]|\\.)*?\\*"|[^\s,}]+)/gi;
 const MAX_LENGTH = 500;
 
 export function scrub(text: string): string {
-  const cleaned = text.replace(SECRET_FIELD, '$1"[redacted]"');
+  const cleaned = redactSecretFields(text);
   return cleaned.length > MAX_LENGTH ? `${cleaned.slice(0, MAX_LENGTH)}…` : cleaned;
 }
 

@@ -6,89 +6,42 @@
  * work (stale definitions, cached reads, clear error codes) would become connection errors. The
  * body names each dependency `up` or `down` (never a URL or a secret), `degraded` while any is down,
  * and the states last found are the `statement_gateway_dependency_up` gauge, what to alert on.
+ *
+ * Nothing here waits: the states come from the background checks (dependency-watch.ts), so the
+ * answer is as fast with a hanging upstream as without, and its phase is read when it is written.
  */
 import type { Plugin } from 'graphql-yoga';
-import type { Environment } from '../environment';
 import { jsonResponse } from '../errors/json-response';
-import type { CacheStore } from '../cache/cache-store';
-import type { SessionStore } from '../session/session-store';
-import type { UpstreamTarget } from '../upstream/target';
 import type { Lifecycle } from '../observability/lifecycle';
-import type { Dependency, DependencyStates, GatewayMetrics } from '../observability/metrics';
+import type { DependencyStates, GatewayMetrics } from '../observability/metrics';
+import type { DependencyWatch } from './dependency-watch';
 
 export interface HealthOptions {
-  readonly sessionStore: Pick<SessionStore, 'ping'>;
-  readonly cacheStore: Pick<CacheStore, 'ping'>;
-  readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
-  readonly clock: () => number;
+  /** The dependencies' states, checked in the background; the first /readiness starts the checks. */
+  readonly dependencies: Pick<DependencyWatch, 'watch' | 'states'>;
   /** The gateway's phase: /readiness is 200 only while it is `serving`. */
   readonly lifecycle: Pick<Lifecycle, 'phase'>;
   /** Given the states last found, for its gauge (a scrape asks no dependency). */
   readonly metrics?: Pick<GatewayMetrics, 'observeDependencies'>;
-  /** How long each dependency may take to answer (probes usually give up after a second). */
-  readonly timeoutMs?: number;
-  /**
-   * How long one set of dependency states is reused. /readiness needs no login: without this,
-   * every hit would cost two store round trips and two upstream calls (an amplifier for anyone who
-   * can reach it).
-   */
-  readonly cacheMs?: number;
 }
 
-async function withTimeout(run: () => Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([run(), new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), ms); })]);
-  } finally {
-    clearTimeout(timer);
-  }
+const DEPENDENCIES = ['sessionStore', 'cacheStore', 'upstreamSandbox', 'upstreamProduction'] as const;
+
+/** All four states once each was found once; the gauge shows no series before (as before any check). */
+function complete(states: Partial<DependencyStates>): DependencyStates | undefined {
+  const [sessionStore, cacheStore, upstreamSandbox, upstreamProduction] = DEPENDENCIES.map((dependency) => states[dependency]);
+  if (!sessionStore || !cacheStore || !upstreamSandbox || !upstreamProduction) return undefined;
+  return { sessionStore, cacheStore, upstreamSandbox, upstreamProduction };
 }
 
-/** Any answer below 500 shows the upstream is up (its GraphQL endpoint refuses GET). */
-async function pingUpstream(target: UpstreamTarget, timeoutMs: number): Promise<void> {
-  const response = await fetch(target.graphqlUrl, { signal: AbortSignal.timeout(timeoutMs) });
-  await response.body?.cancel();
-  if (response.status >= 500) throw new Error(`status ${response.status}`);
-}
+export function useHealth({ dependencies, lifecycle, metrics }: HealthOptions): Plugin {
+  metrics?.observeDependencies(() => complete(dependencies.states()));
 
-export function useHealth({ sessionStore, cacheStore, upstreams, clock, lifecycle, metrics, timeoutMs = 900, cacheMs = 1_000 }: HealthOptions): Plugin {
-  const checks: Readonly<Record<Dependency, () => Promise<void>>> = {
-    sessionStore: () => sessionStore.ping(),
-    cacheStore: () => cacheStore.ping(),
-    upstreamSandbox: () => pingUpstream(upstreams.sandbox, timeoutMs),
-    upstreamProduction: () => pingUpstream(upstreams.production, timeoutMs),
-  };
-  const assess = async (): Promise<DependencyStates> => {
-    const entries = await Promise.all(
-      Object.entries(checks).map(async ([dependency, check]) => {
-        try {
-          await withTimeout(check, timeoutMs);
-          return [dependency, 'up'] as const;
-        } catch {
-          return [dependency, 'down'] as const;
-        }
-      }),
-    );
-    return Object.fromEntries(entries) as DependencyStates;
-  };
-  let latest: { at: number; states: Promise<DependencyStates> } | undefined;
-  /** The last states found, for answers that must not wait for a slow dependency. */
-  let known: DependencyStates | undefined;
-  const dependencies = (): Promise<DependencyStates> => {
-    const now = clock();
-    if (!latest || now - latest.at >= cacheMs) {
-      latest = { at: now, states: assess() };
-      void latest.states.then((states) => (known = states));
-    }
-    return latest.states;
-  };
-  metrics?.observeDependencies(() => known);
-
-  const readiness = async () => {
+  const readiness = () => {
+    dependencies.watch();
+    const states = dependencies.states();
     const { phase } = lifecycle;
-    // At once: a stopping replica must leave the load balancer's pool without delay.
-    if (phase !== 'serving') return jsonResponse(503, { status: phase, dependencies: known ?? {} });
-    const states = await dependencies();
+    if (phase !== 'serving') return jsonResponse(503, { status: phase, dependencies: states });
     const degraded = Object.values(states).includes('down');
     return jsonResponse(200, { status: degraded ? 'degraded' : 'ready', dependencies: states });
   };
@@ -100,8 +53,7 @@ export function useHealth({ sessionStore, cacheStore, upstreams, clock, lifecycl
         payload.endResponse(jsonResponse(200, { status: 'ok' }));
         return;
       }
-      if (url.pathname !== '/readiness') return;
-      return readiness().then((response) => payload.endResponse(response));
+      if (url.pathname === '/readiness') payload.endResponse(readiness());
     },
   };
 }

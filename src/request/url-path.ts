@@ -1,6 +1,9 @@
 /**
- * The path of a Request's URL. `request.url` is already a serialised (normalised) URL: its path is
- * what `new URL(url).pathname` gives, without parsing the whole URL again on every request.
+ * The path of a Request's URL, without parsing the whole URL again on every request. A client's
+ * request has the URL whatwg-node built, `scheme://<Host><target>` as sent (not re-serialised):
+ * the edge let through only a Host and a target (src/request/request-target.ts) for which this is
+ * the target's path and what `new URL(url).pathname` gives. A URL the gateway builds itself is
+ * serialised already.
  */
 export function pathnameOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('://') + 3);

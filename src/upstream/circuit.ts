@@ -1,10 +1,16 @@
 /**
  * Why a circuit: when an upstream environment stops answering, every call to it holds a socket
  * until the timeout and adds to the load that keeps it down. After `failures` consecutive failed
- * calls (no answer, a timeout, a 5xx; a 4xx is an answer) this replica stops calling it: callers
- * are told at once, with the seconds until it half-opens. After `cooldownMs` one call (the probe)
- * goes through: its success closes the circuit, its failure opens it again. A call that failed
+ * calls (no answer, a confirmed timeout, a 5xx; a 4xx is an answer) this replica stops calling it:
+ * callers are told at once, with the seconds until it half-opens. After `cooldownMs` one call (the
+ * trial) goes through: its success closes the circuit, its failure opens it again. A call that failed
  * after its retries counts once (the caller reports the call, not its attempts).
+ *
+ * A timeout alone does not blame the upstream: one caller's heavy reads (many PDFs at once) can
+ * outlast UPSTREAM_TIMEOUT_MS while the upstream answers everybody else, and counting them would let
+ * that one caller open the circuit for every user. So a timed-out call is reported with what a
+ * probe of the upstream found (probe.ts): it counts as failed only if the probe failed as well.
+ * Refused or reset connections and 5xx answers are the upstream's own word and count as they are.
  */
 
 /** The gauge's values: 0 closed, 1 half-open, 2 open. */
@@ -15,8 +21,15 @@ export type CircuitState = keyof typeof CIRCUIT_STATE;
 export interface CircuitAdmission {
   /** The upstream answered (any status below 500). */
   succeeded(): void;
-  /** No answer, a timeout, or a 5xx. */
+  /** No answer (refused, reset) or a 5xx. */
   failed(): void;
+  /**
+   * The call timed out; `upstreamUp`: whether a probe of the upstream answered meanwhile. Down: a
+   * failure. Up: the caller's own call was slow, which counts toward nothing while closed, and
+   * closes a half-open circuit (the question its trial call asked, "is it up?", is answered; left
+   * open, one caller's slow calls could keep taking the single trial and hold everybody out).
+   */
+  timedOut(upstreamUp: boolean): void;
   /** Neither: the caller went away before the upstream was heard. */
   released(): void;
 }
@@ -24,25 +37,25 @@ export interface CircuitAdmission {
 export interface CircuitOptions {
   /** Consecutive failed calls that open the circuit (UPSTREAM_CIRCUIT_FAILURES). */
   readonly failures: number;
-  /** How long it stays open before the probe (UPSTREAM_CIRCUIT_COOLDOWN). */
+  /** How long it stays open before the trial call (UPSTREAM_CIRCUIT_COOLDOWN). */
   readonly cooldownMs: number;
   readonly now: () => number;
 }
 
 export class Circuit {
   private consecutiveFailures = 0;
-  /** When open: the time the probe may go. Undefined while closed. */
+  /** When open: the time the trial call may go. Undefined while closed. */
   private openUntil: number | undefined;
-  private probing = false;
+  private trialOut = false;
 
   constructor(private readonly options: CircuitOptions) {}
 
   get state(): CircuitState {
     if (this.openUntil === undefined) return 'closed';
-    return this.probing || this.options.now() >= this.openUntil ? 'half-open' : 'open';
+    return this.trialOut || this.options.now() >= this.openUntil ? 'half-open' : 'open';
   }
 
-  /** Whole seconds until the probe may go (at least 1 while a probe is out). */
+  /** Whole seconds until the trial call may go (at least 1 while one is out). */
   retryAfterSeconds(): number {
     if (this.openUntil === undefined) return 0;
     return Math.max(1, Math.ceil((this.openUntil - this.options.now()) / 1_000));
@@ -51,39 +64,45 @@ export class Circuit {
   /** An admission for one call, or undefined when no call may be made now. */
   admit(): CircuitAdmission | undefined {
     if (this.openUntil === undefined) return this.closedAdmission();
-    if (this.probing || this.options.now() < this.openUntil) return undefined;
-    this.probing = true;
-    return this.probeAdmission();
+    if (this.trialOut || this.options.now() < this.openUntil) return undefined;
+    this.trialOut = true;
+    return this.trialAdmission();
   }
 
   private closedAdmission(): CircuitAdmission {
+    const failed = () => {
+      this.consecutiveFailures += 1;
+      if (this.openUntil === undefined && this.consecutiveFailures >= this.options.failures) this.open();
+    };
     return {
       succeeded: () => {
         this.consecutiveFailures = 0;
       },
-      failed: () => {
-        this.consecutiveFailures += 1;
-        if (this.openUntil === undefined && this.consecutiveFailures >= this.options.failures) this.open();
+      failed,
+      timedOut: (upstreamUp) => {
+        if (!upstreamUp) failed();
       },
       released: () => undefined,
     };
   }
 
-  private probeAdmission(): CircuitAdmission {
+  private trialAdmission(): CircuitAdmission {
     let settled = false;
     const settle = (then: () => void) => () => {
       if (settled) return;
       settled = true;
-      this.probing = false;
+      this.trialOut = false;
       then();
     };
+    const close = () => {
+      this.openUntil = undefined;
+      this.consecutiveFailures = 0;
+    };
     return {
-      succeeded: settle(() => {
-        this.openUntil = undefined;
-        this.consecutiveFailures = 0;
-      }),
+      succeeded: settle(close),
       failed: settle(() => this.open()),
-      // The probe told nothing: the next call is the probe.
+      timedOut: (upstreamUp) => settle(upstreamUp ? close : () => this.open())(),
+      // The trial told nothing: the next call is the trial.
       released: settle(() => undefined),
     };
   }

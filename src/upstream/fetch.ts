@@ -2,7 +2,8 @@
  * Every upstream HTTP call goes through here: a hard timeout (UPSTREAM_TIMEOUT_MS), retries of
  * calls safe to repeat and a circuit per environment (resilience.ts), and failures turned into
  * the contract's codes before anything can echo an upstream URL or body.
- * Refused, timed out or 5xx: UPSTREAM_UNAVAILABLE. The caller decides what a 401 means.
+ * Refused, timed out or 5xx: UPSTREAM_UNAVAILABLE. The caller decides what a 401 means. A timeout
+ * counts toward the circuit only once a probe of the upstream has failed too (circuit.ts).
  *
  * The call goes out through undici's `request` (Node's HTTP client, the same connection pool as
  * the global `fetch`) and its body is read whole before the answer is handed back as a WHATWG
@@ -179,16 +180,19 @@ async function undiciFetch(url: string, init: RequestInit, maxBytes: number): Pr
   return new ReadResponse(answerBody, { status: answer.statusCode, headers });
 }
 
-/** One attempt's end: an answer, or a failure the circuit counts (`upstream`) or not (`caller`, `answered`). */
+/**
+ * One attempt's end: an answer, or a failure the circuit counts (`upstream`), counts only if a
+ * probe fails too (`timeout`), or does not count (`caller`, `answered`).
+ */
 type Attempt =
   | { readonly response: Response }
-  | { readonly error: GatewayError; readonly blame: 'upstream' | 'caller' | 'answered'; readonly retryable: boolean; readonly retryAfterMs?: number };
+  | { readonly error: GatewayError; readonly blame: 'upstream' | 'timeout' | 'caller' | 'answered'; readonly retryable: boolean; readonly retryAfterMs?: number };
 
 /** Answers that say "try again" without having done anything (a 500 may have run the operation). */
 const RETRYABLE_STATUSES = new Set([502, 503, 504]);
 
 export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetch {
-  const resilience = options.resilience ?? createResilience({ retries: 0, circuitFailures: Number.POSITIVE_INFINITY, circuitCooldownMs: 0, metrics: options.metrics });
+  const resilience = options.resilience ?? createResilience({ retries: 0, circuitFailures: Number.POSITIVE_INFINITY, circuitCooldownMs: 0, metrics: options.metrics, upstreamUp: () => Promise.resolve(false) });
   return async (url, init, call) => {
     // An open circuit answers before anything else: no timer, no socket.
     const admission = resilience.admit(call.environment);
@@ -238,7 +242,7 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
         // A client that went away is no upstream failure: no warning for the on-call engineer.
         if (callerGone) options.log.upstreamAbandoned(call);
         else options.log.upstreamFailed({ ...call, reason: timedOut ? 'timeout' : 'refused' });
-        return { error: gatewayError('UPSTREAM_UNAVAILABLE', undefined, { cause: error }), blame: callerGone ? 'caller' : 'upstream', retryable: !timedOut && !callerGone };
+        return { error: gatewayError('UPSTREAM_UNAVAILABLE', undefined, { cause: error }), blame: callerGone ? 'caller' : timedOut ? 'timeout' : 'upstream', retryable: !timedOut && !callerGone };
       }
       if (response.status >= 500) {
         observe('error');
@@ -264,6 +268,7 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
           : undefined;
         if (delay === undefined) {
           if (outcome.blame === 'upstream') admission.failed();
+          else if (outcome.blame === 'timeout') admission.timedOut();
           else if (outcome.blame === 'answered') admission.succeeded();
           else admission.released();
           throw outcome.error;

@@ -3,7 +3,8 @@
  * replica. Written here rather than taken from cockatiel or opossum: what the contract asks is
  * small (a count, a jittered delay, a budget, three states), and no dependency is added while the
  * packaging of the project is being changed elsewhere. fetch.ts asks `admit` before a call and
- * `retryDelay` after a failed attempt; this file decides, fetch.ts makes the calls.
+ * `retryDelay` after a failed attempt; this file decides, fetch.ts makes the calls. A timed-out
+ * call is judged here too, by a probe of its upstream (circuit.ts says why, probe.ts how).
  */
 import type { Environment } from '../environment';
 import { GatewayError } from '../errors';
@@ -16,9 +17,14 @@ export interface ResilienceOptions {
   readonly retries: number;
   /** Consecutive failed calls that open an environment's circuit (UPSTREAM_CIRCUIT_FAILURES). */
   readonly circuitFailures: number;
-  /** How long an open circuit stays open before its probe (UPSTREAM_CIRCUIT_COOLDOWN). */
+  /** How long an open circuit stays open before its trial call (UPSTREAM_CIRCUIT_COOLDOWN). */
   readonly circuitCooldownMs: number;
   readonly metrics: GatewayMetrics;
+  /**
+   * Whether an environment's upstream answers a probe (probe.ts's `up`): asked after a timed-out
+   * call, which counts toward opening the circuit only when this says no. Never rejects.
+   */
+  readonly upstreamUp: (environment: Environment) => Promise<boolean>;
   readonly now?: () => number;
   /** In [0, 1): the jitter of the backoff. */
   readonly random?: () => number;
@@ -29,9 +35,18 @@ export const MAX_RETRY_AFTER_MS = 1_000;
 /** The first retry waits 50 to 100 ms, each next one twice that ("equal jitter"). */
 const BACKOFF_BASE_MS = 100;
 
+/** What the caller reports about one admitted call, exactly once. */
+export interface UpstreamAdmission extends Omit<CircuitAdmission, 'timedOut'> {
+  /**
+   * The call timed out: the circuit hears of it once a probe of the upstream has answered (within
+   * its 2 s, in the background: the caller's answer does not wait for it).
+   */
+  timedOut(): void;
+}
+
 export interface UpstreamResilience {
   /** Admits one call to `environment`, or throws UPSTREAM_UNAVAILABLE with Retry-After while its circuit is open. */
-  admit(environment: Environment): CircuitAdmission;
+  admit(environment: Environment): UpstreamAdmission;
   /**
    * After a failed attempt that may be retried (`retry` counts from 1): how long to wait before
    * it, or undefined when it is not made (no retries left, over the budget, past the deadline).
@@ -74,7 +89,13 @@ export function createResilience(options: ResilienceOptions): UpstreamResilience
       const admission = circuit.admit();
       if (!admission) throw circuitOpen(circuit.retryAfterSeconds());
       budgetOf(environment).noteCall();
-      return admission;
+      return {
+        succeeded: () => admission.succeeded(),
+        failed: () => admission.failed(),
+        released: () => admission.released(),
+        // Concurrent timeouts share one probe per environment (probe.ts), so a burst costs one GET.
+        timedOut: () => void options.upstreamUp(environment).then((up) => admission.timedOut(up)),
+      };
     },
     retryDelay(environment, retry, retryAfter, remainingMs) {
       if (retry > options.retries) return undefined;

@@ -11,7 +11,7 @@ import { control, graphql, seed, signInRaw, type Credential } from '../support/e
 import { useGatewayOnEmulators } from '../support/gateway';
 import { pdfText } from '../support/pdf-text';
 
-const SAMPLES = join(__dirname, '..', '..', '..', 'shared', 'upstream', 'samples');
+const SAMPLES = join(__dirname, '..', 'fixtures', 'upstream', 'samples');
 const sample = (name: string) => JSON.parse(readFileSync(join(SAMPLES, name), 'utf8')) as Record<string, unknown>[];
 const ALL = ['23911', '23912', '23913', '23914', '23915'];
 const PASSWORD = 'a-long-enough-password-123';

@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../emulator';
 import { takeUpstreamRequests } from '../support/cache';
-import { control } from '../support/emulator';
+import { control, signIn } from '../support/emulator';
 import { useGatewayOnEmulators } from '../support/gateway';
+import { rawRequest } from '../support/raw-http';
 import { ADD_NEC, VALID_NEC } from '../support/statements';
 
 const PASSWORD = 'a-long-enough-password-123';
@@ -75,5 +76,35 @@ describe('the drop-in front under an environment prefix', () => {
       const answer = await fetch(`${gateway.current.url}${path}`, { method: 'POST', headers: json, body: '{"query":"{ __typename }"}' });
       expect(answer.status, path).toBe(404);
     }
+  });
+
+  // Regression: the front took its route from the path as written and its environment from the
+  // path as resolved, so `/x/../production/v2/auth/sign_in` signed in at the sandbox, and
+  // `/x/../production/v2/graphql` with a sandbox credential answered sandbox data.
+  it('refuses a front path with dot segments with 400 before routing, and neither upstream hears of it', async () => {
+    const email = `front-dots-${Date.now()}@example.com`;
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email, password: PASSWORD })).status).toBe(201);
+    const credential = await signIn(sandbox.url, email, PASSWORD);
+    await takeUpstreamRequests(sandbox.url);
+    await takeUpstreamRequests(production.url);
+    const host = `Host: ${new URL(gateway.current.url).host}`;
+    const signInBody = JSON.stringify({ email, password: PASSWORD });
+    const readBody = JSON.stringify({ query: READ });
+    const credentialHeaders = Object.entries(credential).map(([name, value]) => `${name}: ${value}`);
+    const attempts: [string, string[], string][] = [
+      ['/x/../production/v2/auth/sign_in', [], signInBody],
+      ['/x/%2E%2E/production/v2/auth/sign_in', [], signInBody],
+      ['/x/../production/v2/graphql', credentialHeaders, readBody],
+      ['/production/./v2/graphql', credentialHeaders, readBody],
+      ['/production/v2/x/%2e%2e/graphql', credentialHeaders, readBody],
+    ];
+    for (const [target, headers, body] of attempts) {
+      const answer = await rawRequest(gateway.current.url, `POST ${target} HTTP/1.1`, [host, 'Content-Type: application/json', ...headers], body);
+      expect([answer.status, answer.headers['content-type']], target).toEqual([400, 'application/json; charset=utf-8']);
+      expect((JSON.parse(answer.body) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code, target).toBe('BAD_REQUEST');
+      expect(answer.body, target).not.toContain('"data"');
+    }
+    expect(await takeUpstreamRequests(sandbox.url)).toEqual([]);
+    expect(await takeUpstreamRequests(production.url)).toEqual([]);
   });
 });

@@ -72,4 +72,19 @@ describe('the limits on GraphQL the front passes through', () => {
     const capped = gatewayError('QUERY_TOO_COMPLEX', 'Too many selections to count.');
     expect(thrown(() => checkPassThrough(failingSchema(() => { throw capped; }), request))).toBe(capped);
   });
+
+  it('never forwards a query text that does not parse: an empty query with the body\'s credential fields goes in its place (regression)', () => {
+    const form = new TextEncoder().encode(new URLSearchParams({ query: '{ getStatements(', 'access-token': 't', client: 'c', uid: 'u@example.com', other: 'x' }).toString()).buffer;
+    const request = readPassThrough(form, 'application/x-www-form-urlencoded', 100_000);
+    if (request === 'malformed') throw new Error('malformed');
+    expect([request.document, request.fields]).toEqual([undefined, []]);
+    expect((request.unparsable?.error as Error).message).toBe('Syntax Error: Expected Name, found <EOF>.');
+    expect(request.unparsable?.credentialFields).toEqual({ 'access-token': 't', client: 'c', uid: 'u@example.com' });
+    expect(request.forward.contentType).toBe('application/json');
+    expect(JSON.parse(Buffer.from(request.forward.body!).toString('utf8'))).toEqual({ query: '', 'access-token': 't', client: 'c', uid: 'u@example.com' });
+    // An empty text is no query (the upstream says so): it goes as it came.
+    const empty = readPassThrough(body({ query: '' }), JSON_TYPE, 100_000);
+    if (empty === 'malformed') throw new Error('malformed');
+    expect([empty.unparsable, Buffer.from(empty.forward.body!).toString('utf8')]).toEqual([undefined, '{"query":""}']);
+  });
 });

@@ -45,11 +45,13 @@ describe('when the session store is away', () => {
     expect(signIn.status).toBe(503);
     expect(signIn.headers.get('access-token')).toBeNull();
     expect(signIn.body).toEqual({ success: false, errors: [expect.any(String)] });
-    await new Promise((resolve) => setTimeout(resolve, 1_100)); // readiness verdicts live a second
-    // Still ready for traffic (every replica shares the store), saying which dependency is down.
-    const readiness = await fetch(`${gateway.current.url}/readiness`);
-    expect(readiness.status).toBe(200);
-    expect(await readiness.json()).toMatchObject({ status: 'degraded', dependencies: { sessionStore: 'down', upstreamSandbox: 'up' } });
+    // Still ready for traffic (every replica shares the store), saying which dependency is down
+    // once the background checks (about once a second from the first /readiness on) have seen it.
+    const readiness = async () => {
+      const response = await fetch(`${gateway.current.url}/readiness`);
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    await expect.poll(readiness).toMatchObject({ status: 200, body: { status: 'degraded', dependencies: { sessionStore: 'down', upstreamSandbox: 'up' } } });
 
     await setup.redis.start();
     // The client reconnects in the background (at most a second apart).

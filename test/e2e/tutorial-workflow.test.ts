@@ -10,7 +10,7 @@ import type { Environment } from '../../emulator';
 import { graphql, signIn, useEmulator } from '../support/emulator';
 import { pdfText } from '../support/pdf-text';
 
-const SAMPLES = join(__dirname, '..', '..', '..', 'shared', 'upstream', 'samples');
+const SAMPLES = join(__dirname, '..', 'fixtures', 'upstream', 'samples');
 const sample = (name: string): unknown => JSON.parse(readFileSync(join(SAMPLES, name), 'utf8'));
 const ALL = ['23911', '23912', '23913', '23914', '23915'];
 

@@ -271,4 +271,10 @@ describe('emulator request hygiene', () => {
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ status: 404, error: 'Not Found' });
   });
+
+  it('answers GET /v2/graphql with the same JSON 404, as Rails answers a route drawn for POST only, without a credential', async () => {
+    const res = await fetch(`${ctx.url}/v2/graphql`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ status: 404, error: 'Not Found' });
+  });
 });

@@ -19,7 +19,7 @@ interface Definition {
 
 const DEFINITIONS = `{ statementDefinitions { errors definitions { identifier name title description recipientName senderName blankForm
   fields { identifier arrayType boxLabel boxNumber dataType description fixedArrayLength frequentUse maxArrayLength maxStringLength sampleValue sortOrder yearsUsed } } } }`;
-const forms = (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'shared', 'upstream', 'forms.json'), 'utf8')) as {
+const forms = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'sources', 'statement-filing-service', 'forms.json'), 'utf8')) as {
   forms: Record<string, { input: { name: string }[] }>;
 }).forms;
 

@@ -5,7 +5,7 @@ import { graphql, signIn, useEmulator, type Credential } from '../support/emulat
 import { ADD_NEC, FINALIZE, STATUS, SUBMIT, UPDATE_NEC, VALID_NEC } from '../support/statements';
 
 const sandbox = useEmulator('sandbox');
-const SAMPLES = join(__dirname, '..', '..', '..', 'shared', 'upstream', 'samples');
+const SAMPLES = join(__dirname, '..', 'fixtures', 'upstream', 'samples');
 const sample = <T>(name: string): T => JSON.parse(readFileSync(join(SAMPLES, name), 'utf8')) as T;
 
 async function addNec(credential: Credential, statements: object[]) {

@@ -1,6 +1,6 @@
 /**
  * errorResponse and errorAnswer: the one shape of the errors the gateway answers itself, outside
- * GraphQL execution (shared/contract/gateway.md, "Errors"), for fetch handlers and Node listeners alike.
+ * GraphQL execution (docs/reference.md, "Errors"), for fetch handlers and Node listeners alike.
  */
 import { describe, expect, it } from 'vitest';
 import { clientError, errorAnswer, errorResponse, gatewayError } from '../../src/errors';

@@ -19,6 +19,8 @@ const TEXTS = {
   definitions: '{ statementDefinitions { definitions { name } } }',
   gateway: '{ session { uid } }',
   two: 'query A { secretGreeting { response } } query B { secretGreeting { response } }',
+  // A session field beside an upstream one is refused in the pipeline (useLoneSessionFields): never hot.
+  session: 'mutation { logout deleteStatements(otxIds: ["x"]) { errors } }',
 };
 
 function setUp(texts: boolean) {
@@ -57,7 +59,7 @@ describe('hot documents', () => {
     expect(hot.byText(TEXTS.greeting)?.operationName).toBe('Greeting');
     expect(hot.byText(`${TEXTS.greeting} `)).toBeUndefined();
     expect(hot.get('greeting')).toBeUndefined();
-    for (const name of ['mutation', 'two'] as const) {
+    for (const name of ['mutation', 'two', 'session'] as const) {
       run(parse(TEXTS[name]), TEXTS[name], name === 'two' ? 'A' : undefined);
       expect(hot.byText(TEXTS[name])).toBeUndefined();
     }

@@ -1,22 +1,28 @@
 /**
  * The circuit of each upstream environment (src/upstream/circuit.ts) on a gateway in front of the
  * emulators: it opens after consecutive failed calls, then answers at once without calling the
- * upstream, still serves stale definitions, lets one probe through after its cooldown, and closes
- * or opens again on that probe's outcome. Each test has a gateway of its own (a fresh circuit).
+ * upstream, still serves stale definitions, lets one call through after its cooldown, and closes
+ * or opens again on that call's outcome. Timed-out calls open it only when a probe of the upstream
+ * fails too: one user's slow reads (held by a proxy, as heavy PDF reads would be) open nothing,
+ * an upstream that hangs for everyone still does. Each test has a gateway of its own (a fresh circuit).
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT, useEmulator } from '../support/emulator';
 import { Browser, startTestGateway, TEST_CREDENTIAL_KEY, TEST_REDIS_URL, type TestGateway } from '../support/gateway';
 import { scrape } from '../support/metrics';
+import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy';
 
 const sandbox = useEmulator('sandbox');
 const production = useEmulator('production');
 const redis = new Redis(TEST_REDIS_URL);
 let gateway: TestGateway | undefined;
+let proxy: RecordingProxy | undefined;
 afterEach(async () => {
   await gateway?.stop();
   gateway = undefined;
+  await proxy?.close();
+  proxy = undefined;
 });
 afterAll(() => redis.disconnect());
 
@@ -135,5 +141,48 @@ describe('the upstream circuit', () => {
     for (let i = 0; i < FAILURES - 1; i++) expect((await browser.graphql(GREETING)).codes).toEqual(['UPSTREAM_UNAVAILABLE']);
     expect(await upstreamCalls()).toBeGreaterThanOrEqual(2 * (FAILURES - 1));
     expect(await circuitState(gateway.url)).toBe(0);
+  });
+});
+
+describe('timed-out calls and the circuit', () => {
+  const HEAVY = { email: 'heavy-reader@example.com', password: 'heavy-reader-password-0123' };
+  /** Three pages of 60 PDFs at once: distinct reads (the same read in flight twice would be one call). */
+  const heavyReads = (browser: Browser) =>
+    Promise.all([0, 1, 2].map((page) => browser.graphql(`{ getStatements(first: 60${page ? `, after: "${btoa(String(60 * page))}"` : ''}) { statements { nodes { otxId pdf } } } }`)));
+
+  it('stay closed while one identity\'s reads time out and the upstream answers everyone else (regression: one user opened the circuit for all)', async () => {
+    proxy = await startRecordingProxy(() => sandbox.url);
+    const { gateway, browser: other } = await signedIn({ UPSTREAM_SANDBOX_URL: proxy.url, UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_CIRCUIT_COOLDOWN: '10s' });
+    await control(sandbox.url, 'POST', '/__emulator/accounts', HEAVY);
+    await control(sandbox.url, 'POST', '/__emulator/statements', { email: HEAVY.email, form: 'Fw2', count: 180 });
+    const heavy = new Browser(gateway.url);
+    expect((await heavy.login(HEAVY.email, HEAVY.password)).codes).toEqual([]);
+    // The upstream takes longer than UPSTREAM_TIMEOUT_MS over this user's reads, and no longer over anyone else's.
+    proxy.fault = ({ headers }) => (headers.uid === HEAVY.email ? 'hang' : undefined);
+
+    for (let round = 0; round < 3; round++) {
+      expect((await heavyReads(heavy)).map((answer) => answer.codes)).toEqual([['UPSTREAM_UNAVAILABLE'], ['UPSTREAM_UNAVAILABLE'], ['UPSTREAM_UNAVAILABLE']]);
+      expect((await other.graphql(GREETING)).codes).toEqual([]);
+    }
+    // The timeouts were judged by probes of the upstream, which answered: at most one per round of three.
+    const probes = () => proxy?.exchanges.filter((exchange) => exchange.method === 'GET' && exchange.path === '/v2/graphql').length ?? 0;
+    await expect.poll(probes).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(probes()).toBeLessThanOrEqual(3);
+    expect(await circuitState(gateway.url)).toBe(0);
+    expect((await other.graphql(GREETING)).codes).toEqual([]);
+  });
+
+  it('open it when the upstream hangs for everyone, once the probe of the upstream has failed too', async () => {
+    const { gateway, browser } = await signedIn({ UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_CIRCUIT_COOLDOWN: '10s' });
+    await control(sandbox.url, 'PATCH', '/__emulator/settings', { hangMs: 10_000 });
+    for (let i = 0; i < FAILURES; i++) expect((await browser.graphql(GREETING)).codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    // The probe gives up after 2 s.
+    await expect.poll(() => circuitState(gateway.url), { timeout: 5_000 }).toBe(2);
+    await control(sandbox.url, 'DELETE', '/__emulator/requests');
+    const refused = await browser.graphql(GREETING);
+    expect(refused.codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(5);
+    expect(await upstreamCalls()).toBe(0);
   });
 });

@@ -10,7 +10,11 @@ import { serviceAccountsEnv, testServiceAccount } from '../support/service-accou
 
 const account = testServiceAccount('pdf-downloads');
 const limited = testServiceAccount('pdf-downloads-limited', { requestsPerMinute: 1 });
-const { sandbox, gateway } = useGatewayOnEmulators(serviceAccountsEnv([account, limited]));
+const embedded = testServiceAccount('pdf-downloads-embedded', { requestsPerMinute: 1 });
+const APP = 'https://app.example.com';
+const { sandbox, gateway } = useGatewayOnEmulators({ ...serviceAccountsEnv([account, limited, embedded]), ALLOWED_ORIGINS: APP });
+/** Sec-Fetch-Dest values of requests that cannot show a document: an <img>, a <script>, a worker ... */
+const SUBRESOURCES = ['image', 'script', 'style', 'font', 'audio', 'video', 'track', 'worker', 'sharedworker', 'serviceworker', 'manifest', 'report', 'xslt', 'audioworklet', 'paintworklet', 'json'];
 const SESSION_LEFT = '{ session(touch: false) { idleExpiresInSeconds } }';
 
 function download(otxId: string, headers: Record<string, string> = {}, query = ''): Promise<Response> {
@@ -153,5 +157,47 @@ describe('GET /statements/{otxId}/pdf', () => {
     const response = await download(statement!.otxId, { cookie: user.browser.cookie! });
     expect(response.headers.get('content-disposition')).toBe(`attachment; filename="fw2-${statement!.otxId}.pdf"`);
     await expectPdf(response);
+  });
+
+  it('refuses an <img>, a <script> and every subresource that cannot show a document with 403 CSRF_CHECK_FAILED, before the upstream or a limit hears of it (regression)', async () => {
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email: embedded.email, password: embedded.password })).status).toBe(201);
+    const [statement] = await seed(sandbox.url, embedded.email, 'F1099nec', 1, 'embedded-');
+    await takeUpstreamRequests(sandbox.url);
+    for (const destination of SUBRESOURCES) {
+      const refused = await download(statement!.otxId, { authorization: `Bearer ${embedded.key}`, 'sec-fetch-dest': destination });
+      expect([refused.status, refused.headers.get('content-type')], destination).toEqual([403, expect.stringContaining('application/json')]);
+      const body = (await refused.json()) as { errors: { message: string; extensions: { code: string } }[] };
+      expect(body.errors[0]?.extensions.code, destination).toBe('CSRF_CHECK_FAILED');
+      expect(body.errors[0]?.message, destination).toContain(`Sec-Fetch-Dest: ${destination}`);
+    }
+    expect(await takeUpstreamRequests(sandbox.url)).toEqual([]);
+    // The account's limit of one request a minute is still whole.
+    await expectPdf(await download(statement!.otxId, { authorization: `Bearer ${embedded.key}`, 'sec-fetch-dest': 'document' }));
+  });
+
+  it("does not count an <img>'s request as the session's activity: the idle timeout goes on (regression)", async () => {
+    const user = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const before = (await user.browser.graphql<{ session: { idleExpiresInSeconds: number } }>(SESSION_LEFT)).body.data!.session.idleExpiresInSeconds;
+    expect((await download(user.statements[0]!.otxId, { cookie: user.browser.cookie!, 'sec-fetch-dest': 'image' })).status).toBe(403);
+    const after = (await user.browser.graphql<{ session: { idleExpiresInSeconds: number } }>(SESSION_LEFT)).body.data!.session.idleExpiresInSeconds;
+    expect(after).toBeLessThanOrEqual(before);
+  });
+
+  it('serves a page, a frame, an embed, an object, a fetch or download (empty) and a request without Sec-Fetch-Dest', async () => {
+    const user = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
+    for (const destination of ['document', 'iframe', 'frame', 'embed', 'object', 'empty', undefined]) {
+      const headers: Record<string, string> = { cookie: user.browser.cookie!, ...(destination ? { 'sec-fetch-dest': destination } : {}) };
+      await expectPdf(await download(user.statements[0]!.otxId, headers, '?inline=1'));
+    }
+  });
+
+  it("sandboxes the PDF and lets only the gateway's own pages and ALLOWED_ORIGINS frame it", async () => {
+    const user = await signedInUser(gateway.current.url, sandbox.url, { count: 1 });
+    for (const query of ['?inline=1', '']) {
+      const response = await download(user.statements[0]!.otxId, { cookie: user.browser.cookie! }, query);
+      expect(response.headers.get('content-security-policy'), query).toBe(`sandbox; frame-ancestors 'self' ${APP}`);
+      await expectPdf(response);
+    }
   });
 });

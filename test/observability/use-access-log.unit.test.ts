@@ -12,12 +12,14 @@ import { useExecutedOperation } from '../../src/request/executed';
 import { useRoutes } from '../../src/http/use-routes';
 import { useIdentity, type IdentityContext } from '../../src/identity/use-identity';
 import { useAccessLog } from '../../src/observability/use-access-log';
+import { createDependencyWatch } from '../../src/ops/dependency-watch';
 import { useHealth } from '../../src/ops/use-health';
 import { setSessionCookie } from '../../src/session/cookie';
 import { useSessionCookies } from '../../src/session/cookie-jar';
 import { browserSessionStrategy } from '../../src/session/session-identity';
 import { createMemoryCacheStore } from '../../src/cache/memory-cache-store';
 import { createMemorySessionStore } from '../../src/session/memory-session-store';
+import { createUpstreamProbe } from '../../src/upstream/probe';
 import { browserSessions, specUpstreams } from '../support/identities';
 import { yogaWith } from '../support/yoga';
 
@@ -44,7 +46,10 @@ async function pipeline() {
   });
   const state = sessions.state;
   const server = yogaWith([
-    useHealth({ sessionStore: createMemorySessionStore(), cacheStore: createMemoryCacheStore(), upstreams: specUpstreams, clock: () => now, lifecycle: { phase: 'serving' } }),
+    useHealth({
+      dependencies: createDependencyWatch({ sessionStore: createMemorySessionStore(), cacheStore: createMemoryCacheStore(), upstreams: createUpstreamProbe({ upstreams: specUpstreams }) }),
+      lifecycle: { phase: 'serving' },
+    }),
     useAccessLog({ ...state, log, clock: () => now }),
     useSessionCookies(state),
     useRoutes(),

@@ -14,7 +14,7 @@ import { useClientAddress } from '../../src/protection/client-address';
 import { createMemoryRateLimitStore, type RateLimitStore } from '../../src/protection/rate-limiter';
 import { useAnonymousLimit } from '../../src/protection/use-anonymous-limit';
 import { browserSessionStrategy } from '../../src/session/session-identity';
-import { browserSessions, specUpstreams } from '../support/identities';
+import { browserSessions, specKeys, specUpstreams } from '../support/identities';
 import { fromAddress, yogaWith } from '../support/yoga';
 
 const WINDOW = 60_000;
@@ -43,7 +43,7 @@ function pipeline() {
     useClientAddress({ ...state, trustProxy: 0 }),
     useExecutedOperation(state),
     useIdentity({ ...state, strategies: [browserSessionStrategy(sessions.dependencies)], production: true, defaultUpstream: () => specUpstreams.sandbox }),
-    useAnonymousLimit({ ...state, limit: { max: LIMIT, windowMs: WINDOW }, counters, log, metrics }),
+    useAnonymousLimit({ ...state, limit: { max: LIMIT, windowMs: WINDOW }, counters, log, metrics, names: specKeys }),
     useErrorMapping({ ...state, log, metrics }),
   ], { schema });
   const from = (address: string, query = '{ session }', headers: Record<string, string> = {}) => server.graphql(query, { serverContext: fromAddress(address), headers });

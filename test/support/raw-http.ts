@@ -126,3 +126,13 @@ export function connectionRefused(url: string): Promise<boolean> {
     socket.once('error', () => resolve(true));
   });
 }
+
+/**
+ * One request written byte for byte (`requestLine`, then `headers` as given, then a Content-Length
+ * for a body and `Connection: close`): what fetch and node:http would normalise or refuse to send,
+ * such as `..` segments, a raw backslash, an absolute-form target, a Host of any bytes or none.
+ */
+export function rawRequest(url: string, requestLine: string, headers: readonly string[], body?: string): Promise<RawAnswer> {
+  const lines = [requestLine, ...headers, ...(body === undefined ? [] : [`Content-Length: ${Buffer.byteLength(body)}`]), 'Connection: close'];
+  return sendThenRead(url, lines.join('\r\n'), body === undefined ? [] : [Buffer.from(body)]);
+}

@@ -18,23 +18,26 @@ export interface Exchange {
 
 /** What a faulty upstream does instead of answering: an answer of its own, hang, or drop the connection. */
 export type Fault = { readonly status: number; readonly contentType: string; readonly body: string } | 'hang' | 'drop';
+/** A fault for some requests only (one user's, by the `uid` credential header), none for the others. */
+export type FaultRule = (request: { readonly method: string; readonly headers: IncomingHttpHeaders }) => Fault | undefined;
 
 export interface RecordingProxy {
   readonly url: string;
   readonly exchanges: Exchange[];
-  /** When set, requests to /v2/graphql get this fault instead of the upstream's answer. */
-  fault: Fault | undefined;
+  /** When set, requests to /v2/graphql get this fault (or the one the rule picks) instead of the upstream's answer. */
+  fault: Fault | FaultRule | undefined;
   close(): Promise<void>;
 }
 
 export async function startRecordingProxy(target: () => string): Promise<RecordingProxy> {
   const exchanges: Exchange[] = [];
-  const proxy = { fault: undefined as Fault | undefined };
+  const proxy = { fault: undefined as Fault | FaultRule | undefined };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const fault = req.url?.startsWith('/v2/graphql') ? proxy.fault : undefined;
+      const set = req.url?.startsWith('/v2/graphql') ? proxy.fault : undefined;
+      const fault = typeof set === 'function' ? set({ method: req.method ?? 'GET', headers: req.headers }) : set;
       if (fault === 'hang') return;
       if (fault === 'drop') return void req.socket.destroy();
       if (fault) return void res.writeHead(fault.status, { 'content-type': fault.contentType }).end(fault.body);
@@ -64,7 +67,7 @@ export async function startRecordingProxy(target: () => string): Promise<Recordi
     get fault() {
       return proxy.fault;
     },
-    set fault(value: Fault | undefined) {
+    set fault(value: Fault | FaultRule | undefined) {
       proxy.fault = value;
     },
     close: () => new Promise<void>((resolve) => {

@@ -1,6 +1,6 @@
 /**
- * The one catalogue of the upstream's 12 forms: the published field lists (`../forms.json`, a copy of
- * `shared/upstream/forms.json`) joined with what the forms themselves say (`forms-metadata.ts`,
+ * The one catalogue of the upstream's 12 forms: the published field lists (`../forms.json`, where from:
+ * test/fixtures/upstream/README.md) joined with what the forms themselves say (`forms-metadata.ts`,
  * `common-fields.ts`). The SDL generator and the emulator both read it; nothing else lists fields.
  */
 import formsJson from '../forms.json';
