@@ -94,9 +94,25 @@ const config: YamlConfig.Config = {
       idleExpiresInSeconds: Int!
     }
 
+    "One of the signed-in user's browser sessions in this environment (\`sessions\`)."
+    type SessionInfo {
+      "An opaque handle for \`endSession\`: not the cookie, and it opens nothing."
+      id: ID!
+      "When the session logged in (ISO-8601)."
+      createdAt: String!
+      "When a request last used it (ISO-8601)."
+      lastSeenAt: String!
+      "The \`User-Agent\` sent at login, cut to 200 characters; null when none was sent (or the session predates the list)."
+      userAgent: String
+      "Whether it is the session asking."
+      current: Boolean!
+    }
+
     extend type Query {
       "The current session, or null. Asking counts as activity (moves the idle timeout on) unless \`touch\` is false: a page showing the time left asks with \`touch: false\`."
       session(touch: Boolean = true): Session
+      "The signed-in user's live browser sessions in this environment, most recently used first. Needs a browser session."
+      sessions: [SessionInfo!]!
     }
 
     extend type Mutation {
@@ -104,6 +120,10 @@ const config: YamlConfig.Config = {
       login(email: String!, password: String!, environment: Environment = SANDBOX): Session!
       "Ends the session server-side, signs out upstream and clears the cookie."
       logout: Boolean!
+      "Ends one of the user's sessions (an \`id\` from \`sessions\`), signed out upstream and refused on every replica within SESSION_CACHE_TTL + 1 s; false when the id is not one of the user's live sessions. Must be the only root field of its operation."
+      endSession(id: ID!): Boolean!
+      "Ends all of the user's sessions (all but this one with \`keepCurrent\`), each signed out upstream; how many it ended. Must be the only root field of its operation."
+      logoutEverywhere(keepCurrent: Boolean = false): Int!
     }
   `,
   additionalResolvers: ['./additional-resolvers/index.ts'],

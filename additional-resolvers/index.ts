@@ -4,8 +4,9 @@
  */
 import { definitionsResolvers } from './definitions';
 import { sessionResolvers } from './session';
+import { userSessionResolvers } from './user-sessions';
 
 export const resolvers = {
-  Query: { ...sessionResolvers.Query, ...definitionsResolvers.Query },
-  Mutation: sessionResolvers.Mutation,
+  Query: { ...sessionResolvers.Query, ...userSessionResolvers.Query, ...definitionsResolvers.Query },
+  Mutation: { ...sessionResolvers.Mutation, ...userSessionResolvers.Mutation },
 };

@@ -1,4 +1,4 @@
-/** `login`, `logout` and `session`: the gateway's own operations, beside the upstream's. */
+/** `login`, `logout` and `session`: the gateway's own operations, beside the upstream's (the list of sessions: user-sessions.ts). */
 import type { Environment } from '../src/environment';
 import type { UpstreamCredential } from '../src/upstream/credential';
 import { gatewayError } from '../src/errors';
@@ -26,7 +26,7 @@ function sessionView(session: Pick<ActiveSession, 'uid' | 'environment' | 'absol
 }
 
 /** Runs a session-store call; an unreachable store fails closed with SESSION_STORE_UNAVAILABLE. */
-async function sessionStoreCall<T>(services: SessionServices, run: () => Promise<T>): Promise<T> {
+export async function sessionStoreCall<T>(services: SessionServices, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
@@ -92,12 +92,14 @@ export const sessionResolvers = {
       // The failures are cleared beside the session's creation: best effort, it never throws.
       const [, created] = await Promise.all([
         services.loginLimits.succeeded(attempt),
-        sessionStoreCall(services, () => services.sessions.create(environment, credential)).catch((error: unknown) => {
+        sessionStoreCall(services, () => services.sessions.create(environment, credential, { userAgent: context.request.headers.get('user-agent') })).catch((error: unknown) => {
           // The credential could not be kept: do not leave it signed in upstream.
           void signOutUpstream(services, environment, credential);
           throw error;
         }),
       ]);
+      // SESSION_MAX_PER_USER: the user's least recently used sessions beyond it end now.
+      await services.userSessions.evict(created.beyondCap);
       services.setCookies.queue(context.request, setSessionCookie(created.id, { secure: services.cookieSecure }));
       // The rest of the document (if any) runs as the new session, in its environment.
       Object.assign(context, actingAs(new BrowserSessionIdentity(services, context.request, created.session)));

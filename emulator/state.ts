@@ -28,13 +28,18 @@ export const settingsSchema = z
     failNextCount: z.number().int().min(0).max(1_000_000),
     failNextStatus: failureStatus,
     dropNextResponses: z.number().int().min(0).max(1_000_000),
+    // The upstream's schema as its operators might change it (graphql/schema-changes.ts); null: as committed.
+    schemaChanges: z
+      .object({ remove: z.array(z.string().max(200)).max(200).optional(), add: z.array(z.string().max(200)).max(200).optional() })
+      .strict()
+      .nullable(),
   })
   .strict();
 export type Settings = z.infer<typeof settingsSchema>;
 
 export const DEFAULT_SETTINGS: Settings = {
   latencyMs: 0, failStatus: null, hangMs: 0, tokenTtlSeconds: DEFAULT_TOKEN_TTL_SECONDS, rotateTokens: false,
-  failNextCount: 0, failNextStatus: 503, dropNextResponses: 0,
+  failNextCount: 0, failNextStatus: 503, dropNextResponses: 0, schemaChanges: null,
 };
 
 export interface LoggedRequest {

@@ -8,7 +8,8 @@
  *   --dir` on a farm of symlinks to the checkout (Mesh always writes `<dir>/.mesh`; its paths are
  *   relative), the hash written last, and the result renamed into place. Waiters then find it current.
  * Used by `npm start`, `npm run build:mesh` (--force), the test global setup and the bench. The
- * image builds in its build stage; its CMD runs src/main.ts alone and never builds.
+ * image builds in its build stage (`npm run build`); its CMD runs node on the compiled
+ * dist/src/main.js and never builds.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -15,7 +15,7 @@
 import { createHmac, createSecretKey, hkdfSync, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** What a derived key is for; each is one HKDF `info`. */
-export type KeyPurpose = 'credentials' | 'cache' | 'definitions' | 'front' | 'sessions' | 'names' | 'idempotency' | 'idempotency-fingerprint';
+export type KeyPurpose = 'credentials' | 'cache' | 'definitions' | 'front' | 'sessions' | 'names' | 'idempotency' | 'idempotency-fingerprint' | 'upstream-schema';
 
 const SALT = Buffer.from('statement-gateway derived keys');
 const KEY_BYTES = 32;

@@ -20,7 +20,7 @@ export const passThrough: Scenario = {
     for (const latencyMs of settings.latenciesMs) {
       await setLatency(targets, latencyMs);
       await peerRows(context, SCENARIO, latencyMs, body);
-      // The notes count the answers the hot path gave (src/http/hot-path.ts).
+      // The notes count the answers the hot path gave (src/hot-path/hot-path.ts).
       const text = await loadOnGateway(loader, targets.gateway, { body, headers: fixture.cookieHeaders }, ['hot']);
       rows.add(SCENARIO, latencyMs, 'gateway', 'our gateway', text.measured, text.note);
       // The same document sent by its id (TRUSTED_DOCUMENTS_FILE): no text to parse or validate.

@@ -3,6 +3,8 @@ import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { findForm, FORMS } from '../../sources/statement-filing-service/catalogue';
 import { generateStatements } from '../generate';
+import { SchemaChangeError } from '../graphql/schema-changes';
+import type { EmulatorSchemas } from '../graphql/schema';
 import { settingsSchema, type EmulatorState } from '../state';
 import { NOT_FOUND, sendJson, type Params } from './io';
 
@@ -18,7 +20,7 @@ function invalid(res: ServerResponse, error: z.ZodError): void {
   sendJson(res, 400, { errors: error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`) });
 }
 
-export function handleControl(state: EmulatorState, method: string, path: string, params: Params, res: ServerResponse): void {
+export function handleControl(state: EmulatorState, schemas: EmulatorSchemas, method: string, path: string, params: Params, res: ServerResponse): void {
   const route = `${method} ${path}`;
   switch (route) {
     case 'POST /__emulator/accounts': {
@@ -46,6 +48,15 @@ export function handleControl(state: EmulatorState, method: string, path: string
     case 'PATCH /__emulator/settings': {
       const body = settingsSchema.partial().safeParse(params);
       if (!body.success) return invalid(res, body.error);
+      // Built now: changes that cannot be made are refused here, and later requests find it built.
+      if (body.data.schemaChanges) {
+        try {
+          schemas.servedFor(body.data.schemaChanges);
+        } catch (error) {
+          if (error instanceof SchemaChangeError) return sendJson(res, 400, { errors: [`schemaChanges: ${error.message}`] });
+          throw error;
+        }
+      }
       state.settings = { ...state.settings, ...body.data };
       return sendJson(res, 200, state.settings);
     }

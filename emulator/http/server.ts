@@ -4,8 +4,7 @@
  * are never delayed, failed or logged.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { DocumentCache } from '../graphql/documents';
-import { buildEmulatorSchema } from '../graphql/schema';
+import { EmulatorSchemas } from '../graphql/schema';
 import type { EmulatorState } from '../state';
 import { signIn, signOut, credentialOf } from './auth';
 import { handleControl } from './control';
@@ -36,8 +35,7 @@ export interface EmulatorServer {
 }
 
 export function createEmulatorServer(state: EmulatorState): EmulatorServer {
-  const schema = buildEmulatorSchema();
-  const documents = new DocumentCache(schema);
+  const schemas = new EmulatorSchemas();
   const pending = new Set<() => void>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -47,10 +45,12 @@ export function createEmulatorServer(state: EmulatorState): EmulatorServer {
     if (raw === null) return sendJson(res, 413, TOO_LARGE, { connection: 'close' });
     const body = parseParams(req, raw);
     if (path.startsWith('/__emulator/')) {
-      return body.ok ? handleControl(state, method, path, body.params, res) : sendJson(res, 400, BAD_JSON);
+      return body.ok ? handleControl(state, schemas, method, path, body.params, res) : sendJson(res, 400, BAD_JSON);
     }
     const { latencyMs, hangMs, failStatus } = state.settings;
     if (!(await wait(latencyMs + hangMs, req, pending))) return;
+    // The schema as the settings say once the request is processed (schemaChanges, built when set).
+    const { schema, documents } = schemas.servedFor(state.settings.schemaChanges);
     const params = body.ok ? body.params : {};
     const record = (status: number, uid: string | null, operations: readonly string[] = [], fault?: 'failNext' | 'dropped') =>
       state.log({ path, operations, uid, status, traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : null, ...(fault ? { fault } : {}) });

@@ -25,6 +25,18 @@ export const UNKNOWN_GENERATION = 'unknown';
 /** What to drop from a group: every member, or those named by id or alias. */
 export type GroupSelection = 'all' | { readonly ids: readonly string[]; readonly aliases: readonly string[] };
 
+/** Why members were dropped: a mutation through the gateway, or an operator's purge. */
+export type DropReason = 'invalidated' | 'purged';
+
+/**
+ * Why a member was absent, as its group remembers it: never held (or evicted), past its TTL, or
+ * dropped (the drop's reason is kept until the member would have expired anyway).
+ */
+export type AbsenceReason = 'cold' | 'expired' | DropReason;
+
+/** Channel of purge notices: every replica's in-process layers follow what a purge dropped. */
+export const PURGE_CHANNEL = 'sgw:cache:purged';
+
 /**
  * Single-flight locks shared by replicas (definitions refreshes, service-account sign-ins). The
  * cache stores implement them (Redis SET NX PX with a token, release by pub/sub).
@@ -56,7 +68,27 @@ export interface CacheStore extends Locks {
    * so one identity cannot fill the store.
    */
   putMembers(group: string, entries: readonly GroupEntry[], ttlMs: number, generation: string, maxMembers: number): Promise<void>;
-  dropMembers(group: string, selection: GroupSelection): Promise<void>;
+  /** Drops members (the group's generation changes either way); how many values were dropped. */
+  dropMembers(group: string, selection: GroupSelection, reason?: DropReason): Promise<number>;
+  /** How many values `dropMembers` would drop now (a purge's dry run), through the group's own index. */
+  countMembers(group: string, selection: GroupSelection): Promise<number>;
+  /** Why each of `ids` is absent (asked right after a lookup missed, before the answer is written). */
+  absences(group: string, ids: readonly string[]): Promise<AbsenceReason[]>;
+  /** Notes `group` in the index `index` until `untilMs` (a group index: what `all` purges finds). */
+  indexGroup(index: string, group: string, untilMs: number): Promise<void>;
+  /** The groups noted in `index` whose time has not passed at `nowMs`. */
+  indexedGroups(index: string, nowMs: number): Promise<string[]>;
+  /** Deletes single keys (the definitions entries); how many there were. */
+  deleteKeys(keys: readonly string[]): Promise<number>;
+  /** How many of these single keys exist. */
+  countKeys(keys: readonly string[]): Promise<number>;
+  /** Sends a notice to every replica's `onNotice` listeners, this one's included (Redis pub/sub). */
+  announce(notice: string): Promise<void>;
+  /**
+   * Listens to notices. `lost` is called when notices may have been missed (a reconnection), so
+   * a listener can forget what it holds in memory rather than keep what a purge dropped.
+   */
+  onNotice(listener: (notice: string) => void, lost: () => void): () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -71,4 +103,6 @@ export const cacheKeys = {
   definitionsLock: (environment: string) => `sgw:cache:{${environment}}:definitions:lock`,
   reads: (scope: string) => `sgw:cache:{${scope}}:reads`,
   pdfs: (scope: string) => `sgw:cache:{${scope}}:pdf`,
+  /** The identities' groups of one upstream namespace (group-index.ts), beside its definitions. */
+  groups: (namespace: string) => `sgw:cache:{${namespace}}:groups`,
 };

@@ -1,6 +1,6 @@
 /**
  * Definitions hits without GraphQL execution or re-serialisation, for both callers: the Yoga
- * pipeline's useDefinitionsAnswers and the hot path (src/http/hot-path.ts). A query that selects
+ * pipeline's useDefinitionsAnswers and the hot path (src/hot-path/hot-path.ts). A query that selects
  * only `statementDefinitions` is answered, while the definitions held in process memory are fresh,
  * from the bytes of an earlier answer to the same document, variables and operation name over the
  * same definitions: executing the ~20 KB answer through Mesh's delegation and serialising it again

@@ -45,6 +45,8 @@ export interface DefinitionsCacheOptions {
   /** After a failed refresh, the next one waits this long (the stale copy is served meanwhile). */
   readonly retryMs?: number;
   readonly clock?: () => number;
+  /** Whether the cache store is failing now: a miss then counts `store_down`. */
+  readonly storeDown?: () => boolean;
 }
 
 interface Entry {
@@ -65,6 +67,8 @@ export class DefinitionsCache {
   private readonly local = new Map<string, Entry>();
   private readonly flights = new Map<string, Promise<DefinitionsPayload>>();
   private readonly failedAt = new Map<string, number>();
+  /** Namespaces purged here since their last miss: that miss counts `purged`. */
+  private readonly purged = new Set<string>();
   private readonly clock: () => number;
   private readonly retryMs: number;
 
@@ -81,6 +85,19 @@ export class DefinitionsCache {
   freshLocal(target: UpstreamTarget): DefinitionsPayload | undefined {
     const entry = this.local.get(target.cacheNamespace);
     return entry && this.clock() - entry.fetchedAt < this.options.freshMs ? entry.payload : undefined;
+  }
+
+  /**
+   * Forgets the copy held in process memory (every replica does, on a purge's notice), so that the
+   * next read consults the shared store, which the purge emptied, and then the upstream; the
+   * definitions answers and the hot path, which serve only the fresh local copy, follow at once.
+   * `purged`: false when notices may have been lost, which is no purge of this namespace.
+   */
+  forget(namespace: string | undefined, purged = true): void {
+    for (const name of namespace === undefined ? [...this.local.keys()] : [namespace]) {
+      this.local.delete(name);
+      if (purged) this.purged.add(name);
+    }
   }
 
   /** The definitions of `target` (its cacheNamespace); `fetchFull` asks the upstream for every field. */
@@ -113,6 +130,8 @@ export class DefinitionsCache {
       return entry.payload;
     }
     metrics.cacheLookup('definitions', 'miss');
+    // A copy of our own that aged out is `expired`; none at all is `cold` (a new process).
+    metrics.cacheMiss('definitions', this.purged.delete(namespace) ? 'purged' : this.options.storeDown?.() ? 'store_down' : entry ? 'expired' : 'cold');
     const { flight, owner } = this.refresh(target, fetchFull);
     try {
       return await flight;

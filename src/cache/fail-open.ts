@@ -82,10 +82,11 @@ export function failOpen(store: CacheStore, { health, metrics, maxPending = 10_0
       if (pending.has(group) && !(await replay(group))) return;
       await attempt('putMembers', () => store.putMembers(group, entries, ttlMs, generation, maxMembers), undefined);
     },
-    async dropMembers(group, selection) {
+    async dropMembers(group, selection, reason) {
       try {
-        await store.dropMembers(group, selection);
+        const dropped = await store.dropMembers(group, selection, reason);
         succeeded();
+        return dropped;
       } catch (error) {
         failed('dropMembers', error);
         const merged = merge(pending.get(group), selection);
@@ -95,8 +96,18 @@ export function failOpen(store: CacheStore, { health, metrics, maxPending = 10_0
           const oldest = pending.keys().next().value;
           if (oldest !== undefined) pending.delete(oldest);
         }
+        return 0;
       }
     },
+    countMembers: (group, selection) => attempt('countMembers', () => store.countMembers(group, selection), 0),
+    // Unknown reasons read as `cold`; a lookup that failed is counted `store_down` by its caller.
+    absences: (group, ids) => attempt('absences', () => store.absences(group, ids), ids.map(() => 'cold' as const)),
+    indexGroup: (index, group, untilMs) => attempt('indexGroup', () => store.indexGroup(index, group, untilMs), undefined),
+    indexedGroups: (index, nowMs) => attempt('indexedGroups', () => store.indexedGroups(index, nowMs), []),
+    deleteKeys: (keys) => attempt('deleteKeys', () => store.deleteKeys(keys), 0),
+    countKeys: (keys) => attempt('countKeys', () => store.countKeys(keys), 0),
+    announce: (notice) => attempt('announce', () => store.announce(notice), undefined),
+    onNotice: (listener, lost) => store.onNotice(listener, lost),
     // Without the store, no lock can be shared: each replica goes ahead (the upstream sees one
     // call per replica instead of one in all). The token is kept: if the command reached Redis
     // after all, the release frees the lock instead of leaving it to expire.

@@ -4,11 +4,20 @@
  * which statements the caller may see, but sends no PDF. The answer is then walked and every
  * marker becomes the PDF (from the cache, or from one batched call for the missing ones) under
  * the client's own response key, in the same place.
+ *
+ * Beside the markers the gateway asks for every other field of the statement (`_sgwF<n>: <field>`,
+ * taken out of the answer again): a digest of them, `status` included, is what a cached PDF is
+ * held for. A statement changed outside the gateway (its fields, or a finalize that lifts the
+ * DRAFT watermark) then has another digest, and its old PDF is never served with it.
  */
-import { isObjectType, Kind, OperationTypeNode, parse, print, TypeInfo, visit, visitWithTypeInfo, type FieldNode, type GraphQLSchema } from 'graphql';
+import { createHash } from 'node:crypto';
+import { getNamedType, isLeafType, isNonNullType, isObjectType, Kind, OperationTypeNode, parse, print, TypeInfo, visit, visitWithTypeInfo, type FieldNode, type GraphQLObjectType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 
 const MARKER_PREFIX = '_sgwPdf';
+const FIELD_PREFIX = '_sgwF';
+/** Characters of a statement digest: 24 bytes in base64, no padding (see digestOf). */
+export const DIGEST_CHARS = 32;
 
 export interface PdfRewrite {
   /** The document to send upstream. */
@@ -24,7 +33,18 @@ function isStatementType(type: unknown): boolean {
   return 'otxId' in fields && 'pdf' in fields;
 }
 
+/** The fields a statement's digest covers: every leaf field but `pdf` that needs no argument. */
+function digestFields(type: GraphQLObjectType): FieldNode[] {
+  return Object.values(type.getFields())
+    .filter((field) => field.name !== 'pdf' && isLeafType(getNamedType(field.type)) && !field.args.some((arg) => isNonNullType(arg.type)))
+    .map((field) => field.name)
+    .sort()
+    // Short aliases: they cross the wire with every statement of every read that selects `pdf`.
+    .map((name, i): FieldNode => ({ kind: Kind.FIELD, alias: { kind: Kind.NAME, value: `${FIELD_PREFIX}${i.toString(36)}` }, name: { kind: Kind.NAME, value: name } }));
+}
+
 export function createPdfRewriter(schema: GraphQLSchema, { maxDocuments = 1_000, maxBytes = 16 * 1024 * 1024 } = {}) {
+  const fieldsOf = new Map<GraphQLObjectType, FieldNode[]>();
   // Documents repeat: remember each one's rewrite (or that it needs none), bounded in bytes too
   // (the texts held, UTF-16), since an upstream document can be as long as the client's query.
   const memo = new LRUCache<string, PdfRewrite | false>({
@@ -34,8 +54,8 @@ export function createPdfRewriter(schema: GraphQLSchema, { maxDocuments = 1_000,
   });
 
   const rewrite = (query: string): PdfRewrite | false => {
-    // A document that names the marker itself is left alone (its answer would be misread).
-    if (query.includes(MARKER_PREFIX)) return false;
+    // A document that names a marker itself is left alone (its answer would be misread).
+    if (query.includes(MARKER_PREFIX) || query.includes(FIELD_PREFIX)) return false;
     let document;
     try {
       document = parse(query, { noLocation: true });
@@ -61,6 +81,17 @@ export function createPdfRewriter(schema: GraphQLSchema, { maxDocuments = 1_000,
           }
           return { ...node, alias: { kind: Kind.NAME, value: marker }, name: { kind: Kind.NAME, value: 'otxId' }, arguments: [] };
         },
+        SelectionSet: {
+          // Leaving a statement's selection that holds a marker: the digest's fields go beside it.
+          leave(node): SelectionSetNode | undefined {
+            const type = typeInfo.getParentType();
+            if (!isObjectType(type) || !isStatementType(type)) return undefined;
+            if (!node.selections.some((selection) => selection.kind === Kind.FIELD && selection.alias?.value.startsWith(MARKER_PREFIX))) return undefined;
+            let fields = fieldsOf.get(type);
+            if (!fields) fieldsOf.set(type, (fields = digestFields(type)));
+            return { ...node, selections: [...node.selections, ...fields] };
+          },
+        },
       }),
     );
     return markers.size === 0 ? false : { query: print(rewritten), markers };
@@ -82,16 +113,27 @@ export function createPdfRewriter(schema: GraphQLSchema, { maxDocuments = 1_000,
 
 export type PdfRewriter = ReturnType<typeof createPdfRewriter>;
 
-/** The otxIds the markers of an answer name, and whether some marker held no id. */
-export function markedStatements(data: unknown, markers: ReadonlyMap<string, string>): Set<string> {
-  const ids = new Set<string>();
+/** A digest of the statement's fields as the upstream answered them (24 bytes, base64: no padding). */
+function digestOf(statement: Record<string, unknown>): string {
+  const fields = Object.keys(statement).filter((key) => key.startsWith(FIELD_PREFIX)).sort().map((key) => [key, statement[key]]);
+  return createHash('sha256').update(JSON.stringify(fields)).digest().subarray(0, 24).toString('base64');
+}
+
+/**
+ * The otxIds the markers of an answer name, each with the digest of its statement as answered (the
+ * first, if one answer holds it twice: another type asks other fields, so digests its own way).
+ */
+export function markedStatements(data: unknown, markers: ReadonlyMap<string, string>): Map<string, string> {
+  const ids = new Map<string, string>();
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) {
       for (const item of value) walk(item);
     } else if (typeof value === 'object' && value !== null) {
-      for (const [key, child] of Object.entries(value)) {
+      const statement = value as Record<string, unknown>;
+      let digest: string | undefined;
+      for (const [key, child] of Object.entries(statement)) {
         if (markers.has(key)) {
-          if (typeof child === 'string') ids.add(child);
+          if (typeof child === 'string' && !ids.has(child)) ids.set(child, (digest ??= digestOf(statement)));
         } else {
           walk(child);
         }
@@ -102,7 +144,7 @@ export function markedStatements(data: unknown, markers: ReadonlyMap<string, str
   return ids;
 }
 
-/** The answer with every marker replaced by the PDF under the client's key, in place order. */
+/** The answer with every marker replaced by the PDF under the client's key, in place order, and the digest's fields taken out. */
 export function fillPdfs(data: unknown, markers: ReadonlyMap<string, string>, pdfs: ReadonlyMap<string, string | null>): unknown {
   const fill = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(fill);
@@ -110,8 +152,8 @@ export function fillPdfs(data: unknown, markers: ReadonlyMap<string, string>, pd
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value)) {
       const responseKey = markers.get(key);
-      if (responseKey === undefined) out[key] = fill(child);
-      else out[responseKey] = typeof child === 'string' ? (pdfs.get(child) ?? null) : null;
+      if (responseKey !== undefined) out[responseKey] = typeof child === 'string' ? (pdfs.get(child) ?? null) : null;
+      else if (!key.startsWith(FIELD_PREFIX)) out[key] = fill(child);
     }
     return out;
   };

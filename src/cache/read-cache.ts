@@ -1,8 +1,8 @@
 /**
  * The read cache's steps (statement reads per identity, on the cache store), for both of its
  * callers: the Yoga pipeline's useReadCache (through @envelop/response-cache) and the hot path
- * (src/http/hot-path.ts). One per gateway pipeline: its writes still on their way are its own, and
- * an identity's next read here waits for them (bounded), whichever caller made them.
+ * (src/gateway/execute-steps.ts). One per gateway pipeline: its writes still on their way are its
+ * own, and an identity's next read here waits for them (bounded), whichever caller made them.
  *
  * What is stored is `{"storedAt":<ms>,"result":<the result's JSON>}`; a hit is answered with the
  * result's bytes as they were stored, never parsed and serialised again.
@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { RequestIdentity } from '../identity/strategy';
-import type { GatewayMetrics } from '../observability/metrics';
+import type { GatewayMetrics, MissReason } from '../observability/metrics';
 import type { DocumentFacts, ExecutedOperation } from '../request/executed';
 import type { UpstreamTarget } from '../upstream/target';
 import { cacheKeys, UNKNOWN_GENERATION, type CacheStore, type GroupRead } from './cache-store';
@@ -30,7 +30,7 @@ export interface ReadCacheScope {
 }
 
 /** A hit: when it was stored, and the result's JSON. */
-export interface StoredAnswer {
+export interface StoredRead {
   readonly storedAt: number;
   readonly bytes: string;
 }
@@ -54,7 +54,7 @@ export function cleanResult(result: { errors?: readonly unknown[]; data?: unknow
 }
 
 /** The stored entry's answer, or undefined for an entry of another form (older bare entries: misses). */
-export function storedAnswer(text: string): StoredAnswer | undefined {
+export function storedRead(text: string): StoredRead | undefined {
   const head = STORED_HEAD.exec(text);
   if (!head || !text.endsWith('}')) return undefined;
   return { storedAt: Number(head[1]), bytes: text.slice(head[0].length, -1) };
@@ -76,7 +76,7 @@ export function readKey(scope: string | null | undefined, documentString: string
     .digest('base64url')}`;
 }
 
-export interface ReadCacheOptions {
+export interface ReadCacheStoreOptions {
   readonly store: CacheStore;
   readonly ttlMs: number;
   readonly metrics: GatewayMetrics;
@@ -105,9 +105,9 @@ export interface ReadCache {
   /** The request's lookup of `key`: the one started ahead, else a new one. */
   lookUp(request: Request, key: string): Promise<GroupRead>;
   /** What a lookup found: undefined for a miss, or when the request bypasses the cache. */
-  storedIn(read: GroupRead, cacheControl: string | null | undefined): StoredAnswer | undefined;
-  /** Counts a lookup's outcome (once per request, by whichever caller answers it). */
-  counted(scope: ReadCacheScope, hit: boolean): void;
+  storedIn(read: GroupRead, cacheControl: string | null | undefined): StoredRead | undefined;
+  /** Counts a lookup's outcome (once per request, by whichever caller answers it), a miss with its reason. */
+  counted(scope: ReadCacheScope, hit: boolean, request: Request): void;
   /**
    * Stores an answer after it was sent (never before: serialising, sealing and sending the entry
    * would delay every miss), unless a mutation's invalidation changed the group since `generation`
@@ -118,11 +118,14 @@ export interface ReadCache {
   ttlFor(identity: RequestIdentity | undefined, ttlMs: number): number;
 }
 
-export function createReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, documents }: ReadCacheOptions): ReadCache {
+export function createReadCache({ store, ttlMs, metrics, clock, maxEntries = 500, documents }: ReadCacheStoreOptions): ReadCache {
   /** Writes not yet done, by group: the last one of each (sent after the others, it ends after them). */
   const writing = new Map<string, Promise<unknown>>();
-  /** Lookups started ahead, by request, with the key they read. */
-  const early = new WeakMap<Request, { readonly key: string; readonly read: Promise<GroupRead> }>();
+  /** Each request's lookup, with the key it read and, for a miss, why it missed. */
+  const early = new WeakMap<Request, { readonly key: string; readonly read: Promise<GroupRead>; readonly why: Promise<MissReason> }>();
+  // A purge (on any replica) drops what these writes were for: their generation is stale, so the
+  // store refuses them, and the identity's next read need not wait for them.
+  store.onNotice(() => writing.clear(), () => writing.clear());
   const groupOf = (key: string) => {
     const bar = key.indexOf('|');
     return { group: cacheKeys.reads(key.slice(0, bar)), id: key.slice(bar + 1) };
@@ -135,6 +138,31 @@ export function createReadCache({ store, ttlMs, metrics, clock, maxEntries = 500
     // timeout (after the bound it reads what is there, a miss at worst: caches fail open).
     if (pending) await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, WRITE_WAIT_MS).unref())]);
     return store.getMembers(group, [id]);
+  };
+  /**
+   * Why a lookup missed, asked as soon as it missed: before the answer's write, which would hide
+   * the reason (the store keeps why a member was dropped, and its index what expired).
+   */
+  const whyMissed = async (request: Request, key: string, read: GroupRead): Promise<MissReason> => {
+    if (read.generation === UNKNOWN_GENERATION) return 'store_down';
+    if (bypasses(request.headers.get('cache-control'))) return 'bypass';
+    if (read.values[0] != null) return 'cold';
+    const { group, id } = groupOf(key);
+    const [reason] = await store.absences(group, [id]);
+    return reason ?? 'cold';
+  };
+  /** The request's lookup of `key` (once per request and key: a request the hot path handed to the pipeline keeps it). */
+  const lookupOf = (request: Request, key: string) => {
+    const started = early.get(request);
+    if (started?.key === key) return started;
+    const read = lookUp(key);
+    const why = read.then((found) => whyMissed(request, key, found), (): MissReason => 'store_down');
+    // A request refused before the cache never reads it: its lookup must not fail unheard.
+    read.catch(() => undefined);
+    why.catch(() => undefined);
+    const lookup = { key, read, why };
+    early.set(request, lookup);
+    return lookup;
   };
   return {
     ttlMs,
@@ -152,26 +180,20 @@ export function createReadCache({ store, ttlMs, metrics, clock, maxEntries = 500
       return { scope: identityScope(upstream.cacheNamespace, credential.uid), operation: fields.length === 1 ? (fields[0] ?? 'unknown') : 'multiple' };
     },
     lookAhead(request, key) {
-      const started = early.get(request);
-      if (started?.key === key) return started.read;
-      const read = lookUp(key);
-      // A request refused before the cache never reads it: its lookup must not fail unheard.
-      read.catch(() => undefined);
-      early.set(request, { key, read });
-      return read;
+      return lookupOf(request, key).read;
     },
     lookUp(request, key) {
-      const started = early.get(request);
-      return started?.key === key ? started.read : lookUp(key);
+      return lookupOf(request, key).read;
     },
     storedIn(read, cacheControl) {
       const text = read.values[0];
-      return text == null || bypasses(cacheControl) ? undefined : storedAnswer(text);
+      return text == null || bypasses(cacheControl) ? undefined : storedRead(text);
     },
-    counted(scope, hit) {
+    counted(scope, hit, request) {
       const result = hit ? 'hit' : 'miss';
       metrics.cacheLookup('statements', result);
       metrics.readCacheLookup(scope.operation, result);
+      if (!hit) void (early.get(request)?.why ?? Promise.resolve<MissReason>('cold')).then((reason) => metrics.cacheMiss('statements', reason));
     },
     write(key, generation, result, ttl) {
       if (generation === UNKNOWN_GENERATION || ttl <= 0) return;

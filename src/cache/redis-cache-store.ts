@@ -1,103 +1,17 @@
 /**
  * The cache store in Redis (`CACHE_REDIS_URL`, else `REDIS_URL`), shared by every replica.
- * A group is `<group>:<id>` members, a sorted set of member ids by last write (`<group>#order`)
- * and a hash of aliases (`<group>#aliases`), all under the group's hash tag and all with a TTL:
+ * A group is `<group>:<id>` members, a sorted set of member ids by last write (`<group>#order`),
+ * a hash of aliases (`<group>#aliases`) and one of why members were dropped (`<group>#dropped`,
+ * for the misses' reasons), all under the group's hash tag and all with a TTL:
  * dropping a group or some of its members is one script over its own index, never a scan of the
  * keyspace, and a write past the group's bound drops its oldest members in the same script.
- * Lock releases are published, so waiters of other replicas wake at once instead of polling.
+ * Lock releases and purges are published, so waiters of other replicas wake at once instead of
+ * polling, and their in-process layers forget what a purge dropped.
  */
 import { pingRedis, type RedisClient } from '../redis';
 import { createWaiters } from './waiters';
-import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './cache-store';
-
-// Members of a group are ordered by their last write (a sorted set scored by a write sequence);
-// each member's aliases are also kept under `\0<id>` in the aliases hash, so that dropping the
-// member (evicted or invalidated) takes its aliases with it and the hash stays bounded.
-const FORGET = `
-local function forget(prefix, id)
-  local removed = redis.call('DEL', prefix .. id)
-  redis.call('ZREM', KEYS[1], id)
-  local list = redis.call('HGET', KEYS[2], '\\0' .. id)
-  if list then
-    for _, alias in ipairs(cjson.decode(list)) do
-      if redis.call('HGET', KEYS[2], alias) == id then redis.call('HDEL', KEYS[2], alias) end
-    end
-    redis.call('HDEL', KEYS[2], '\\0' .. id)
-  end
-  return removed
-end
-`;
-
-// KEYS: order, aliases, generation. ARGV: member prefix, TTL, expected generation, most members
-// kept, then per member: id, value, alias count, aliases. Nothing is written
-// if a drop changed the generation; past the bound the oldest members are dropped.
-const PUT_MEMBERS = `${FORGET}
-if (redis.call('GET', KEYS[3]) or '0') ~= ARGV[3] then return 0 end
-local prefix, ttl, max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[4])
-local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-local sequence = tonumber(newest[2] or '0')
-local i, written = 5, 0
-while i <= #ARGV do
-  local id, n = ARGV[i], tonumber(ARGV[i + 2])
-  redis.call('SET', prefix .. id, ARGV[i + 1], 'PX', ttl)
-  sequence = sequence + 1
-  redis.call('ZADD', KEYS[1], sequence, id)
-  if n > 0 then
-    local aliases = {}
-    for j = 1, n do
-      aliases[j] = ARGV[i + 2 + j]
-      redis.call('HSET', KEYS[2], aliases[j], id)
-    end
-    redis.call('HSET', KEYS[2], '\\0' .. id, cjson.encode(aliases))
-  end
-  written = written + 1
-  i = i + 3 + n
-end
-local over = redis.call('ZCARD', KEYS[1]) - max
-if over > 0 then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, over - 1)) do forget(prefix, id) end
-end
-redis.call('PEXPIRE', KEYS[1], ttl)
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ttl) end
-return written
-`;
-
-// KEYS: order, aliases, generation. ARGV: member prefix, 'all' or 'some', id count, ids, aliases.
-const DROP_MEMBERS = `${FORGET}
-redis.call('INCR', KEYS[3])
-redis.call('PEXPIRE', KEYS[3], 86400000)
-local prefix = ARGV[1]
-if ARGV[2] == 'all' then
-  local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
-  for i = 1, #ids, 500 do
-    local batch = {}
-    for j = i, math.min(i + 499, #ids) do batch[#batch + 1] = prefix .. ids[j] end
-    redis.call('DEL', unpack(batch))
-  end
-  redis.call('DEL', KEYS[1], KEYS[2])
-  return #ids
-end
-local n = tonumber(ARGV[3])
-local dropped = 0
-for i = 4, 3 + n do dropped = dropped + forget(prefix, ARGV[i]) end
-for i = 4 + n, #ARGV do
-  local id = redis.call('HGET', KEYS[2], ARGV[i])
-  if id then
-    dropped = dropped + forget(prefix, id)
-    redis.call('HDEL', KEYS[2], ARGV[i])
-  end
-end
-return dropped
-`;
-
-const RELEASE_LOCK = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('DEL', KEYS[1])
-  redis.call('PUBLISH', ARGV[2], KEYS[1])
-  return 1
-end
-return 0
-`;
+import { ABSENCES, COUNT_MEMBERS, DROP_MEMBERS, INDEX_GROUP, PUT_MEMBERS, RELEASE_LOCK } from './redis-cache-scripts';
+import { PURGE_CHANNEL, UNKNOWN_GENERATION, type AbsenceReason, type CacheStore, type DropReason, type GroupEntry, type GroupSelection } from './cache-store';
 
 /** Where lock releases are announced (the message is the lock's key). */
 const RELEASES_CHANNEL = 'sgw:cache:lock-released';
@@ -107,8 +21,11 @@ const MEMBERS_PER_COMMAND = 16;
 const RECHECK_MS = 200;
 
 interface CacheCommands {
-  sgwCachePutMembers(index: string, aliases: string, generation: string, ...rest: (string | number)[]): Promise<number>;
-  sgwCacheDropMembers(index: string, aliases: string, generation: string, prefix: string, mode: string, count: number, ...rest: string[]): Promise<number>;
+  sgwCachePutMembers(index: string, aliases: string, generation: string, dropped: string, ...rest: (string | number)[]): Promise<number>;
+  sgwCacheDropMembers(index: string, aliases: string, generation: string, dropped: string, prefix: string, mode: string, count: number, ...rest: string[]): Promise<number>;
+  sgwCacheCountMembers(index: string, aliases: string, prefix: string, mode: string, count: number, ...rest: string[]): Promise<number>;
+  sgwCacheAbsences(index: string, dropped: string, ...ids: string[]): Promise<string[]>;
+  sgwCacheIndexGroup(index: string, group: string, until: number, now: number): Promise<null>;
   sgwCacheReleaseLock(key: string, token: string, channel: string): Promise<number>;
 }
 
@@ -120,8 +37,11 @@ export interface RedisCacheStoreOptions {
 
 export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOptions): CacheStore {
   if (!('sgwCacheDropMembers' in redis)) {
-    redis.defineCommand('sgwCachePutMembers', { numberOfKeys: 3, lua: PUT_MEMBERS });
-    redis.defineCommand('sgwCacheDropMembers', { numberOfKeys: 3, lua: DROP_MEMBERS });
+    redis.defineCommand('sgwCachePutMembers', { numberOfKeys: 4, lua: PUT_MEMBERS });
+    redis.defineCommand('sgwCacheDropMembers', { numberOfKeys: 4, lua: DROP_MEMBERS });
+    redis.defineCommand('sgwCacheCountMembers', { numberOfKeys: 2, lua: COUNT_MEMBERS });
+    redis.defineCommand('sgwCacheAbsences', { numberOfKeys: 2, lua: ABSENCES });
+    redis.defineCommand('sgwCacheIndexGroup', { numberOfKeys: 1, lua: INDEX_GROUP });
     redis.defineCommand('sgwCacheReleaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK });
   }
   const commands = redis as unknown as RedisClient & CacheCommands;
@@ -130,19 +50,28 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
   const index = (group: string) => `${group}#order`;
   const aliases = (group: string) => `${group}#aliases`;
   const generation = (group: string) => `${group}#generation`;
+  const dropped = (group: string) => `${group}#dropped`;
   const member = (group: string, id: string) => `${group}:${id}`;
 
   const waiters = createWaiters();
+  const listeners = new Set<{ readonly notice: (notice: string) => void; readonly lost: () => void }>();
   let subscribed: Promise<unknown> | undefined;
-  subscriber.on('message', (channel: string, key: string) => {
-    if (channel === RELEASES_CHANNEL) waiters.wake(key);
+  let readyBefore = false;
+  subscriber.on('message', (channel: string, message: string) => {
+    if (channel === RELEASES_CHANNEL) waiters.wake(message);
+    else if (channel === PURGE_CHANNEL) for (const listener of listeners) listener.notice(message);
   });
-  // Resubscribe after a reconnection; a failed subscription is retried by the next waiter.
-  subscriber.on('ready', () => {
-    subscribed = subscriber.subscribe(RELEASES_CHANNEL).catch(() => (subscribed = undefined));
-  });
-  const subscribe = () => (subscribed ??= subscriber.subscribe(RELEASES_CHANNEL).catch(() => (subscribed = undefined)));
-
+  const subscribe = () => (subscribed ??= subscriber.subscribe(RELEASES_CHANNEL, PURGE_CHANNEL).catch(() => (subscribed = undefined)));
+  // Resubscribe after a reconnection; a failed subscription is retried by the next waiter. Purge
+  // notices sent while this connection was away are lost: listeners forget what they hold.
+  const onReady = () => {
+    subscribed = undefined;
+    void subscribe();
+    if (readyBefore) for (const listener of listeners) listener.lost();
+    readyBefore = true;
+  };
+  subscriber.on('ready', onReady);
+  if (subscriber.status === 'ready') onReady();
 
   return {
     kind: 'redis',
@@ -161,7 +90,7 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
       for (let start = 0; start < ids.length; start += MEMBERS_PER_COMMAND) chunks.push(ids.slice(start, start + MEMBERS_PER_COMMAND).map((id) => member(group, id)));
       // Single commands, in this order on one connection, that the client's auto-pipelining sends
       // with the other requests' commands of the same tick: one socket write for many lookups.
-      const [current, , ...replies] = await Promise.all([commands.get(generation(group)), commands.touch(index(group), aliases(group)), ...chunks.map((keys) => commands.mget(...keys))]);
+      const [current, , ...replies] = await Promise.all([commands.get(generation(group)), commands.touch(index(group), aliases(group), dropped(group)), ...chunks.map((keys) => commands.mget(...keys))]);
       return { values: replies.flat(), generation: current ?? '0' };
     },
     async putMembers(group, entries: readonly GroupEntry[], ttlMs, expected, maxMembers) {
@@ -170,17 +99,48 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
       for (let start = 0; start < entries.length; start += MEMBERS_PER_COMMAND) {
         const args: (string | number)[] = [`${group}:`, Math.max(1, Math.round(ttlMs)), expected, Math.max(1, maxMembers)];
         for (const entry of entries.slice(start, start + MEMBERS_PER_COMMAND)) args.push(entry.id, entry.value, entry.aliases?.length ?? 0, ...(entry.aliases ?? []));
-        await commands.sgwCachePutMembers(index(group), aliases(group), generation(group), ...args);
+        await commands.sgwCachePutMembers(index(group), aliases(group), generation(group), dropped(group), ...args);
       }
     },
-    async dropMembers(group, selection: GroupSelection) {
+    async dropMembers(group, selection: GroupSelection, reason: DropReason = 'invalidated') {
       const prefix = `${group}:`;
-      const keys = [index(group), aliases(group), generation(group)] as const;
-      if (selection === 'all') {
-        await commands.sgwCacheDropMembers(...keys, prefix, 'all', 0);
-        return;
-      }
-      await commands.sgwCacheDropMembers(...keys, prefix, 'some', selection.ids.length, ...selection.ids, ...selection.aliases);
+      const keys = [index(group), aliases(group), generation(group), dropped(group)] as const;
+      if (selection === 'all') return commands.sgwCacheDropMembers(...keys, prefix, 'all', 0, reason);
+      return commands.sgwCacheDropMembers(...keys, prefix, 'some', selection.ids.length, ...selection.ids, ...selection.aliases, reason);
+    },
+    async countMembers(group, selection: GroupSelection) {
+      const prefix = `${group}:`;
+      if (selection === 'all') return commands.sgwCacheCountMembers(index(group), aliases(group), prefix, 'all', 0);
+      return commands.sgwCacheCountMembers(index(group), aliases(group), prefix, 'some', selection.ids.length, ...selection.ids, ...selection.aliases);
+    },
+    async absences(group, ids) {
+      if (ids.length === 0) return [];
+      const reasons = await commands.sgwCacheAbsences(index(group), dropped(group), ...ids);
+      return reasons.map((reason): AbsenceReason => (reason === 'expired' || reason === 'invalidated' || reason === 'purged' ? reason : 'cold'));
+    },
+    async indexGroup(index, group, untilMs) {
+      await commands.sgwCacheIndexGroup(index, group, Math.round(untilMs), Date.now());
+    },
+    indexedGroups(index, nowMs) {
+      return commands.zrangebyscore(index, `(${Math.round(nowMs)}`, '+inf');
+    },
+    // One command per key: on a Cluster, keys of different hash tags cannot share one.
+    async deleteKeys(keys) {
+      const deleted = await Promise.all(keys.map((key) => commands.del(key)));
+      return deleted.reduce((sum, n) => sum + n, 0);
+    },
+    async countKeys(keys) {
+      const found = await Promise.all(keys.map((key) => commands.exists(key)));
+      return found.reduce((sum, n) => sum + n, 0);
+    },
+    async announce(notice) {
+      await commands.publish(PURGE_CHANNEL, notice);
+    },
+    onNotice(notice, lost) {
+      const listener = { notice, lost };
+      listeners.add(listener);
+      void subscribe();
+      return () => listeners.delete(listener);
     },
     async acquireLock(key, ttlMs, token) {
       const reply = await commands.set(key, token, 'PX', Math.max(1, ttlMs), 'NX');
@@ -202,6 +162,8 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
     },
     close() {
       waiters.wakeAll();
+      listeners.clear();
+      subscriber.off('ready', onReady);
       return Promise.resolve();
     },
   };

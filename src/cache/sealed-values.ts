@@ -19,7 +19,7 @@
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { DerivedKeys } from '../derived-keys';
-import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry } from './cache-store';
+import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './cache-store';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -122,6 +122,8 @@ export function createSealedValues({ keys: purposeKeys, maxGroups = 10_000 }: Se
  */
 export function sealGroupMembers(store: CacheStore, values: SealedValues, onUnopened: () => void = () => undefined): CacheStore {
   const nameIn = (group: string, k: number) => (id: string) => values.names(group, id)[k] ?? id;
+  const keyed = (group: string, k: number, selection: GroupSelection): GroupSelection =>
+    selection === 'all' ? selection : { ids: selection.ids.map(nameIn(group, k)), aliases: selection.aliases.map(nameIn(group, k)) };
   return {
     ...store,
     async getMembers(group, ids) {
@@ -155,12 +157,17 @@ export function sealGroupMembers(store: CacheStore, values: SealedValues, onUnop
       }));
       return store.putMembers(values.groups(group)[0] as string, sealed, ttlMs, generation, maxMembers);
     },
-    async dropMembers(group, selection) {
-      await Promise.all(
-        values.groups(group).map((stored, k) =>
-          store.dropMembers(stored, selection === 'all' ? selection : { ids: selection.ids.map(nameIn(group, k)), aliases: selection.aliases.map(nameIn(group, k)) }),
-        ),
-      );
+    async dropMembers(group, selection, reason) {
+      const dropped = await Promise.all(values.groups(group).map((stored, k) => store.dropMembers(stored, keyed(group, k, selection), reason)));
+      return dropped.reduce((sum, n) => sum + n, 0);
+    },
+    async countMembers(group, selection) {
+      const counts = await Promise.all(values.groups(group).map((stored, k) => store.countMembers(stored, keyed(group, k, selection))));
+      return counts.reduce((sum, n) => sum + n, 0);
+    },
+    // The current key's group: the one lookups read first and writes go to.
+    absences(group, ids) {
+      return store.absences(values.groups(group)[0] as string, ids.map(nameIn(group, 0)));
     },
   };
 }

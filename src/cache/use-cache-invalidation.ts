@@ -25,7 +25,7 @@ export interface CacheInvalidationOptions {
 }
 
 /** Mutations that change nothing a cache holds. */
-const HARMLESS = new Set(['login', 'logout', 'confirmRegistration', '__typename']);
+const HARMLESS = new Set(['login', 'logout', 'endSession', 'logoutEverywhere', 'confirmRegistration', '__typename']);
 const ADD = /^add\w+Statements$/;
 const UPDATE = /^update\w+Statements$/;
 const BY_IDS = new Set(['deleteStatements', 'finalizeStatements', 'submitStatements']);

@@ -6,7 +6,9 @@
  * was most of a hit's cost (bench/README.md has the profile).
  *
  * It runs after useIdentity and the rate limits (their refusals stop execution before it); the
- * steps are definitions-answers.ts's, shared with the hot path. The bytes are written through
+ * steps are definitions-answers.ts's, shared with the hot path (src/gateway/execute-steps.ts),
+ * which answers a hit and hands a miss to the pipeline: a lookup in this process's memory, asked
+ * again there, with nothing counted for a miss. The bytes are written through
  * Yoga's public onResultProcess/setResultProcessor (request/raw-json-answers.ts), kept by this
  * plugin instance for each result it answers with.
  */
@@ -24,11 +26,9 @@ export interface DefinitionsAnswersOptions {
   readonly answers: DefinitionsAnswers;
   /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
-  /** Told of each definitions read this pipeline executes, with the query text it sent (the hot path's documents). */
-  readonly executed?: (executed: ExecutedOperation, text: string) => void;
 }
 
-export function useDefinitionsAnswers({ answers, operations, executed: onExecuted }: DefinitionsAnswersOptions): Plugin<IdentityContext> {
+export function useDefinitionsAnswers({ answers, operations }: DefinitionsAnswersOptions): Plugin<IdentityContext> {
   const raw = rawJsonAnswers();
   return {
     onExecute({ args, setResultAndStopExecution }) {
@@ -38,7 +38,6 @@ export function useDefinitionsAnswers({ answers, operations, executed: onExecute
       // The operation and its root fields, found once (request/executed.ts).
       const executed = operations.get(context.request);
       if (!executed || !answers.serves(context.identity, executed)) return;
-      onExecuted?.(executed, query);
       const params = { query, variables: context.params?.variables, operationName: context.params?.operationName };
       const answer = answers.hit(context.upstream, params, executed);
       if (answer) {

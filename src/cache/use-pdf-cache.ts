@@ -4,14 +4,20 @@
  * re-checked on every read), the PDFs held are answered from the cache, and the missing ones
  * come from one batched call by `otxIds`, then are stored (unless above the size cap, or a
  * mutation of this identity happened meanwhile: see the store's generations).
+ *
+ * A PDF is stored after the digest of its statement as this read answered it (pdf-documents.ts),
+ * `<digest><pdf>`: both base64 without padding between, so the sealed entry stays as compact as
+ * the PDF's bytes (sealed-values.ts). A held PDF whose digest is not the one the upstream's answer
+ * has now belongs to another version of the statement: a miss (`cold`: this version was never
+ * held), fetched again and stored in its place.
  */
 import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
 import { GatewayError, gatewayError } from '../errors';
 import { isIdentityContext, type IdentityContext } from '../identity/use-identity';
 import type { GatewayMetrics } from '../observability/metrics';
-import { fillPdfs, markedStatements, pdfFetchDocument, type PdfRewrite, type PdfRewriter } from './pdf-documents';
+import { DIGEST_CHARS, fillPdfs, markedStatements, pdfFetchDocument, type PdfRewrite, type PdfRewriter } from './pdf-documents';
 import { identityScope } from './scope';
-import { cacheKeys, type CacheStore, type GroupEntry } from './cache-store';
+import { cacheKeys, UNKNOWN_GENERATION, type CacheStore, type GroupEntry } from './cache-store';
 import type { UpstreamOutcomes } from '../upstream/outcome';
 
 export interface PdfCacheOptions {
@@ -116,18 +122,27 @@ export function usePdfCache({ store, rewriter, metrics, ttlMs, maxPdfBytes, maxE
       };
 
       const fill = async (answer: { data?: unknown }, { markers }: PdfRewrite, fetchMissing: (ids: string[]) => Promise<Response>) => {
-        const ids = [...markedStatements(answer.data, markers)];
+        const digests = markedStatements(answer.data, markers);
+        const ids = [...digests.keys()];
         if (ids.length === 0) return { ...answer, data: fillPdfs(answer.data, markers, new Map()) };
         const held = await store.getMembers(group, ids);
         const pdfs = new Map<string, string | null>();
         const missing: string[] = [];
+        const absent: string[] = [];
         ids.forEach((id, i) => {
           const value = held.values[i];
-          if (value == null) missing.push(id);
-          else pdfs.set(id, value);
+          if (value != null && value.startsWith(digests.get(id) ?? '-')) pdfs.set(id, value.slice(DIGEST_CHARS));
+          else (value == null ? absent : missing).push(id);
         });
+        missing.push(...absent);
         metrics.cacheLookup('pdf', 'hit', ids.length - missing.length);
         metrics.cacheLookup('pdf', 'miss', missing.length);
+        // Why they missed, asked before the fetched PDFs are written (which would hide it).
+        if (held.generation === UNKNOWN_GENERATION) metrics.cacheMiss('pdf', 'store_down', missing.length);
+        else {
+          metrics.cacheMiss('pdf', 'cold', missing.length - absent.length);
+          if (absent.length > 0) void store.absences(group, absent).then((reasons) => reasons.forEach((reason) => metrics.cacheMiss('pdf', reason)));
+        }
         if (missing.length > 0) {
           const fetched = await fetchMissing(missing);
           const result = await pdfAnswer(fetched);
@@ -137,8 +152,9 @@ export function usePdfCache({ store, rewriter, metrics, ttlMs, maxPdfBytes, maxE
               if (typeof node.otxId !== 'string') continue;
               const pdf = typeof node.pdf === 'string' ? node.pdf : null;
               pdfs.set(node.otxId, pdf);
-              if (pdf !== null && pdf.length <= maxPdfBytes) {
-                toStore.push({ id: node.otxId, value: pdf, ...(typeof node.uploaderId === 'string' ? { aliases: [node.uploaderId] } : {}) });
+              const digest = digests.get(node.otxId);
+              if (pdf !== null && digest !== undefined && pdf.length <= maxPdfBytes) {
+                toStore.push({ id: node.otxId, value: `${digest}${pdf}`, ...(typeof node.uploaderId === 'string' ? { aliases: [node.uploaderId] } : {}) });
               }
             }
           }

@@ -73,7 +73,7 @@ export function useReadCache({ cache, operations }: ReadCacheOptions): ReadCache
         const read = await cache.lookUp(context.request, key);
         generation = read.generation;
         const stored = cache.storedIn(read, context.request.headers.get('cache-control'));
-        if (context.readCache) cache.counted(context.readCache, stored !== undefined);
+        if (context.readCache) cache.counted(context.readCache, stored !== undefined, context.request);
         if (!stored) return undefined;
         servedFrom.set(context.request, stored.storedAt);
         const result = storedResult(stored.bytes);

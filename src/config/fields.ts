@@ -58,18 +58,39 @@ export const duration = (fallback: string) =>
 /** A drain phase after SIGTERM: 0 (skip it) up to 10 minutes. */
 export const shutdownDuration = (fallback: string) => durationUpTo(fallback, 600_000, 'expected a duration from 0 to 10m, such as 5s or 500ms');
 
+/**
+ * UPSTREAM_SCHEMA_CHECK_INTERVAL: 0 turns the check off; otherwise at least a second (each check is
+ * an introspection of the upstream: a typo such as `1ms` must not turn it into a load test) and at
+ * most a week.
+ */
+export const checkInterval = (fallback: string) =>
+  durationUpTo(fallback, 7 * 86_400_000, 'expected 0 (off) or a duration from 1s to 7d, such as 30m or 1h').refine(
+    (ms) => ms === 0 || ms >= 1_000,
+    'expected 0 (off) or a duration from 1s to 7d, such as 30m or 1h',
+  );
+
+/** The whole number `text` spells, from `min` to `max`; an issue otherwise. */
+function wholeNumber(text: string, min: number, max: number, ctx: z.RefinementCtx): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
+    ctx.addIssue({ code: 'custom', message: `expected an integer from ${min} to ${max}` });
+    return z.NEVER;
+  }
+  return value;
+}
+
 export const integer = (fallback: number, min: number, max: number) =>
   z
     .string()
     .default(String(fallback))
-    .transform((text, ctx) => {
-      const value = Number(text);
-      if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
-        ctx.addIssue({ code: 'custom', message: `expected an integer from ${min} to ${max}` });
-        return z.NEVER;
-      }
-      return value;
-    });
+    .transform((text, ctx) => wholeNumber(text, min, max, ctx));
+
+/** An integer from `min` to `max`, or undefined when the variable is unset (a feature left off). */
+export const optionalInteger = (min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => (text === undefined ? undefined : wholeNumber(text, min, max, ctx)));
 
 /** A size in bytes: a whole number, or one with `KiB` or `MiB` (`4MiB`), from `min` to `max` bytes. */
 export const byteSize = (fallback: string, min: number, max: number) =>

@@ -3,9 +3,12 @@
  * value stops the start with a message naming the variable and what is wrong with it.
  */
 import { z } from 'zod';
-import { byteSize, credentialKey, duration, flag, integer, origins, previousKeys, rate, sessionCacheTtl, shutdownDuration, upstreamUrl } from './fields';
-import { nodeEnv, plainTransport, productionProblems } from './production-guard';
+import { byteSize, checkInterval, credentialKey, duration, flag, integer, optionalInteger, origins, previousKeys, rate, sessionCacheTtl, shutdownDuration, upstreamUrl } from './fields';
+import { egressProxyConfig, EGRESS_FIELDS, type EgressProxyConfig } from './egress';
+import { nodeEnv, plainTransport, productionProblems, type ConfigProblem } from './production-guard';
 import { redisUrl, type RedisTarget } from './redis-url';
+import { FILE_VARIABLES, readSecretFiles } from './secret-files';
+import type { CacheConfig, LimitsConfig, ShutdownConfig, TrustedDocumentsConfig, UpstreamSchemaCheckConfig } from './sections';
 import { loadServiceAccounts, type ServiceAccountConfig } from './service-accounts';
 import { loadTrustedDocuments, type TrustedDocument } from './trusted-documents';
 import { tracingConfig, TRACING_FIELDS, type TracingConfig } from './tracing';
@@ -14,11 +17,14 @@ import type { Environment } from '../environment';
 export type { ServiceAccountConfig } from './service-accounts';
 export type { RedisNode, RedisTarget, RedisTopology } from './redis-url';
 export type { TrustedDocument } from './trusted-documents';
+export type { EgressProxyConfig } from './egress';
+export type { CacheConfig, LimitsConfig, RateLimit, ShutdownConfig, TrustedDocumentsConfig, UpstreamSchemaCheckConfig } from './sections';
 
 const schema = z
   .object({
     PORT: integer(4000, 0, 65_535),
     HOST: z.string().trim().min(1).default('127.0.0.1'),
+    OPS_PORT: optionalInteger(0, 65_535),
     UPSTREAM_SANDBOX_URL: upstreamUrl('https://sandbox.example.com').optional(),
     UPSTREAM_PRODUCTION_URL: upstreamUrl('https://api.example.com').optional(),
     REDIS_URL: redisUrl,
@@ -33,12 +39,14 @@ const schema = z
     SESSION_IDLE_TIMEOUT: duration('30m'),
     SESSION_ABSOLUTE_TIMEOUT: duration('8h'),
     SESSION_CACHE_TTL: sessionCacheTtl,
+    SESSION_MAX_PER_USER: integer(10, 1, 1_000),
     CREDENTIAL_KEY: credentialKey,
     CREDENTIAL_KEY_PREVIOUS: previousKeys,
     UPSTREAM_TIMEOUT_MS: integer(10_000, 1, 600_000),
     UPSTREAM_RETRIES: integer(1, 0, 5),
     UPSTREAM_CIRCUIT_FAILURES: integer(10, 1, 10_000),
     UPSTREAM_CIRCUIT_COOLDOWN: duration('10s'),
+    UPSTREAM_SCHEMA_CHECK_INTERVAL: checkInterval('1h'),
     IDEMPOTENCY_TTL: duration('24h'),
     IDEMPOTENCY_MAX_BYTES: byteSize('4MiB', 1024, 1024 * 1024 * 1024),
     TRUST_PROXY: integer(0, 0, 32),
@@ -62,6 +70,7 @@ const schema = z
     ALLOW_INSECURE_TRANSPORT: flag,
     NODE_ENV: nodeEnv,
     ...TRACING_FIELDS,
+    ...EGRESS_FIELDS,
   })
   .superRefine((env, ctx) => {
     // One real upstream beside a built-in emulator would be a silent trap (an emulated "production").
@@ -71,6 +80,10 @@ const schema = z
         path: [env.UPSTREAM_SANDBOX_URL ? 'UPSTREAM_PRODUCTION_URL' : 'UPSTREAM_SANDBOX_URL'],
         message: 'set both upstream URLs, or neither (the built-in emulator then serves both)',
       });
+    }
+    // One port for both would put /metrics and /ops/ back on the traffic port.
+    if (env.OPS_PORT !== undefined && env.OPS_PORT !== 0 && env.OPS_PORT === env.PORT) {
+      ctx.addIssue({ code: 'custom', path: ['OPS_PORT'], message: 'must not be PORT: the operator endpoints need a listener of their own' });
     }
     if (env.CREDENTIAL_KEY_PREVIOUS.length && !env.CREDENTIAL_KEY) {
       ctx.addIssue({ code: 'custom', path: ['CREDENTIAL_KEY_PREVIOUS'], message: 'needs CREDENTIAL_KEY (the new key) beside it' });
@@ -96,12 +109,18 @@ const schema = z
     }
   });
 
+const SCHEMA_VARIABLES = Object.keys(schema.innerType().shape);
 /** Every variable the gateway reads (the service-account password variables aside). */
-export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.innerType().shape);
+export const CONFIG_VARIABLES: readonly string[] = [...SCHEMA_VARIABLES, ...FILE_VARIABLES];
 
 export interface GatewayConfig {
   readonly port: number;
   readonly host: string;
+  /**
+   * OPS_PORT: a second listener on `host` for the probes, /metrics and /ops/, which `port` then no
+   * longer serves (but the probes); undefined: all of them on `port`.
+   */
+  readonly opsPort?: number;
   /** Base URLs per environment; undefined means "start the built-in emulator". */
   readonly upstreamUrls: Readonly<Record<Environment, string | undefined>>;
   /** REDIS_URL: sessions, credentials, rate limits (and the caches without CACHE_REDIS_URL). */
@@ -121,6 +140,8 @@ export interface GatewayConfig {
    * only): SESSION_CACHE_TTL, never more than a quarter of the idle timeout.
    */
   readonly sessionCacheMs: number;
+  /** SESSION_MAX_PER_USER: live browser sessions per upstream user; a login beyond it ends the least recently used. */
+  readonly sessionMaxPerUser: number;
   /** How long a service account's sign-in may hold its lock: the upstream timeout and a second. */
   readonly serviceAccountLockMs: number;
   /** AES-256-GCM key for credentials at rest; undefined: generated per process (in-memory store only). */
@@ -136,12 +157,13 @@ export interface GatewayConfig {
   readonly cache: CacheConfig;
   readonly limits: LimitsConfig;
   readonly trustedDocuments: TrustedDocumentsConfig;
+  readonly upstreamSchemaCheck: UpstreamSchemaCheckConfig;
   /**
    * FAST_PATH (default true): upstream-only operations are sent upstream as one call instead of
    * through Mesh's delegation (src/fast-path/). false is the way back if the fast path misbehaves.
    */
   readonly fastPath: boolean;
-  /** HOT_PATH (default true; with FAST_PATH, without tracing): src/http/hot-path.ts. false is the way back. */
+  /** HOT_PATH (default true; with FAST_PATH, without tracing): src/hot-path/hot-path.ts. false is the way back. */
   readonly hotPath: boolean;
   readonly logLevel: string;
   readonly production: boolean;
@@ -157,65 +179,8 @@ export interface GatewayConfig {
   readonly opsToken?: string;
   readonly shutdown: ShutdownConfig;
   readonly tracing?: TracingConfig; // OTEL_* (./tracing.ts): undefined without an endpoint, no tracing
-}
-
-/** What SIGTERM does: src/gateway/drain.ts. */
-export interface ShutdownConfig {
-  /** SHUTDOWN_DELAY: every request still served while /readiness already answers 503, so load balancers stop sending first. */
-  readonly delayMs: number;
-  /** SHUTDOWN_TIMEOUT: then, how long requests in flight may finish before their connections are closed. */
-  readonly timeoutMs: number;
-}
-
-export interface RateLimit {
-  readonly max: number;
-  readonly windowMs: number;
-}
-
-export interface LimitsConfig {
-  /** Failed `login`s per client address and e-mail (brute force on one account); a success resets it. */
-  readonly login: RateLimit;
-  /** `login` per client address, whatever the e-mail (credential stuffing). */
-  readonly loginPerAddress: RateLimit;
-  /**
-   * Failed logins per e-mail from any address (a distributed guess at one account). Over it,
-   * refusals back off from 1 s, doubling up to 15 min, until a successful login: never a lock.
-   */
-  readonly loginPerAccount: RateLimit;
-  /** Root fields per identity (browser session, drop-in credential), counted in total. */
-  readonly session: RateLimit;
-  /** Operations without an identity (`confirmRegistration`, ...) per client address: guessing tokens. */
-  readonly anonymous: RateLimit;
-  /** Request bodies larger than this are refused with 413. */
-  readonly maxBodyBytes: number;
-  /** Longer query texts are QUERY_TOO_COMPLEX before parsing (variables carry bulk data). */
-  readonly maxQueryBytes: number;
-  /** Schema introspection (`__schema`, `__type`); default off in production. */
-  readonly introspection: boolean;
-}
-
-export interface CacheConfig {
-  /** statementDefinitions: answered from the cache without asking the upstream for this long. */
-  readonly definitionsFreshMs: number;
-  /** After that, served stale (and refreshed in the background) for this long while the upstream fails. */
-  readonly definitionsStaleIfErrorMs: number;
-  /** Statement reads without `pdf`, per identity. */
-  readonly readsTtlMs: number;
-  /** PDFs, per identity and statement. */
-  readonly pdfTtlMs: number;
-  /** Larger PDFs are not stored (0: no PDF is stored). */
-  readonly pdfMaxBytes: number;
-}
-
-export interface TrustedDocumentsConfig {
-  /** TRUSTED_DOCUMENTS_FILE's documents by SHA-256 (lowercase hex), parsed; empty without it. */
-  readonly documents: ReadonlyMap<string, TrustedDocument>;
-  /**
-   * TRUSTED_DOCUMENTS_ONLY: browser sessions and anonymous callers may send only known documents,
-   * never a query text, so that no document the frontend does not send is parsed, validated or run
-   * for them (crafted queries, schema probing, denial of service by expensive documents).
-   */
-  readonly only: boolean;
+  /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY (./egress.ts): undefined without a proxy, egress unchanged. */
+  readonly egressProxy?: EgressProxyConfig;
 }
 
 export class ConfigError extends Error {
@@ -225,11 +190,21 @@ export class ConfigError extends Error {
 /** Validates the environment; throws a ConfigError whose message names every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const blank = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value);
-  const input = Object.fromEntries(Object.keys(schema.innerType().shape).map((name) => [name, blank(env[name])]));
+  const secrets = readSecretFiles(env);
+  const fromFiles: Readonly<Record<string, string | undefined>> = secrets.values;
+  const input = Object.fromEntries(SCHEMA_VARIABLES.map((name) => [name, blank(fromFiles[name] ?? env[name])]));
   const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  // A file's problem comes first, and the problems it causes (a key missing beside REDIS_URL) are
+  // left out: they would send the reader after the wrong variable.
+  const problems: ConfigProblem[] = [
+    ...secrets.problems,
+    ...(parsed.success ? [] : parsed.error.issues)
+      .map((issue) => ({ variable: issue.path.map(String).join('.'), message: issue.message }))
+      .filter((problem) => !secrets.failed.has(problem.variable)),
+  ];
+  if (!parsed.success || problems.length) {
+    const named = (variable: string) => (variable in fromFiles ? `${variable} (from ${variable}_FILE)` : variable || '(environment)');
+    throw new ConfigError(`Invalid configuration:\n${problems.map((problem) => `  ${named(problem.variable)}: ${problem.message}`).join('\n')}`);
   }
   const e = parsed.data;
   let serviceAccounts: ServiceAccountConfig[] = [];
@@ -253,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   return {
     port: e.PORT,
     host: e.HOST,
+    opsPort: e.OPS_PORT,
     upstreamUrls: { sandbox: trim(e.UPSTREAM_SANDBOX_URL), production: trim(e.UPSTREAM_PRODUCTION_URL) },
     redis: e.REDIS_URL,
     cacheRedis: e.CACHE_REDIS_URL ?? e.REDIS_URL,
@@ -262,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     sessionIdleMs: e.SESSION_IDLE_TIMEOUT,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_TIMEOUT,
     sessionCacheMs: Math.min(e.SESSION_CACHE_TTL, Math.floor(e.SESSION_IDLE_TIMEOUT / 4)),
+    sessionMaxPerUser: e.SESSION_MAX_PER_USER,
     serviceAccountLockMs: e.UPSTREAM_TIMEOUT_MS + 1_000,
     credentialKey: e.CREDENTIAL_KEY,
     previousCredentialKeys: e.CREDENTIAL_KEY_PREVIOUS,
@@ -287,12 +264,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       introspection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     },
     trustedDocuments: { documents: trustedDocuments, only: e.TRUSTED_DOCUMENTS_ONLY ?? false },
+    upstreamSchemaCheck: { intervalMs: e.UPSTREAM_SCHEMA_CHECK_INTERVAL },
     fastPath: e.FAST_PATH ?? true,
     hotPath: e.HOT_PATH ?? true,
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
     insecureTransport: e.ALLOW_INSECURE_TRANSPORT ? plainTransport(e).map((plain) => plain.variable) : [],
     opsToken: e.OPS_TOKEN,
-    shutdown: { delayMs: e.SHUTDOWN_DELAY, timeoutMs: e.SHUTDOWN_TIMEOUT }, tracing: tracingConfig(e),
+    shutdown: { delayMs: e.SHUTDOWN_DELAY, timeoutMs: e.SHUTDOWN_TIMEOUT }, tracing: tracingConfig(e), egressProxy: egressProxyConfig(e),
   };
 }

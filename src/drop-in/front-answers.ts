@@ -14,15 +14,49 @@
 import { STATUS_CODES } from 'node:http';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { GraphQLParams } from 'graphql-yoga';
-import { gatewayError } from '../errors';
+import { errorResponse, GatewayError, gatewayError } from '../errors';
 import { JSON_HEADERS } from '../errors/json-response';
+import type { UpstreamCredential } from '../upstream/credential';
 import { upstreamStyleResponse } from './pass-through';
+
+/** Credential headers echoed as devise does when no upstream call answered (verified credentials only). */
+export function echoedCredentialHeaders(credential: UpstreamCredential): Record<string, string> {
+  const values: Record<string, string> = { 'access-token': credential.accessToken, 'token-type': 'Bearer', client: credential.client };
+  if (credential.expiry !== undefined) values.expiry = String(credential.expiry);
+  values.uid = credential.uid;
+  return { ...values, authorization: `Bearer ${Buffer.from(JSON.stringify(values)).toString('base64')}` };
+}
+
+/** A failure of the front itself (never the upstream's answer), as the contract's JSON error. */
+export function failureResponse(error: unknown): Response {
+  const known = error instanceof GatewayError ? error : gatewayError('UPSTREAM_ERROR');
+  const http = known.extensions.http as { status: number; headers?: Record<string, string> };
+  return errorResponse(http.status, known.code, known.message, { headers: http.headers ?? {} });
+}
 
 /** The upstream's body for a JSON body it cannot parse (status 400). */
 export const MALFORMED_JSON_BODY = { status: 400, error: 'Bad Request', errors: ['There was a problem in the JSON you submitted'] } as const;
 
 export function malformedJsonAnswer(): Response {
   return upstreamStyleResponse(400, JSON.stringify(MALFORMED_JSON_BODY), JSON_HEADERS);
+}
+
+/** The upstream's body for a request body over its limit (status 413, then the connection closes). */
+export const TOO_LARGE_BODY = { status: 413, error: 'Payload Too Large', errors: ['The request body is too large'] } as const;
+
+/** The upstream's answer to a body over its limit, for one the front refused after reading it (readBody). */
+export function tooLargeAnswer(): Response {
+  return upstreamStyleResponse(413, JSON.stringify(TOO_LARGE_BODY), { ...JSON_HEADERS, connection: 'close' });
+}
+
+/**
+ * graphql-ruby's answer (200) to a body without a query text: none, an empty one, one that is not
+ * a string, or a body that is not a JSON object (`[]`: Rails keeps an array under `_json`).
+ */
+export const NO_QUERY_BODY = { errors: [{ message: 'No query string was present' }] } as const;
+
+export function noQueryAnswer(): Response {
+  return upstreamStyleResponse(200, JSON.stringify(NO_QUERY_BODY), JSON_HEADERS);
 }
 
 /** The upstream's body for a path and method it does not route (status 404). */
@@ -53,18 +87,20 @@ export function parseErrorAnswer(error: unknown, credentialHeaders: Readonly<Rec
 
 /**
  * Yoga's request parser for the front's GraphQL that runs through the gateway (a verified
- * credential; useRoutes let JSON bodies only through): Yoga's own answers malformed JSON with the
- * gateway's error shape, this one with the upstream's.
+ * credential; useRoutes let JSON bodies only through): Yoga's own answers malformed JSON, and a
+ * body without a query, with the gateway's error shapes (400), this one with the upstream's. A
+ * batch (`[...]`) is no query to the upstream either: it never reaches Yoga's batching.
  */
-export async function frontJsonParser(request: Request): Promise<GraphQLParams | GraphQLParams[] | Response> {
+export async function frontJsonParser(request: Request): Promise<GraphQLParams | Response> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await request.text()) as unknown;
   } catch {
     return malformedJsonAnswer();
   }
-  if (typeof parsed !== 'object' || parsed === null) throw gatewayError('BAD_REQUEST', `POST body is expected to be an object, not ${parsed === null ? 'null' : typeof parsed}.`);
-  return parsed as GraphQLParams | GraphQLParams[];
+  const query = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as { query?: unknown }).query : undefined;
+  if (typeof query !== 'string' || query === '') return noQueryAnswer();
+  return parsed as GraphQLParams;
 }
 
 /**

@@ -21,13 +21,16 @@ import { validate, type DocumentNode, type FieldNode, type GraphQLSchema, type O
 import { GatewayError, gatewayError } from '../errors';
 import { rootFields, selectedOperation } from '../request/root-fields';
 import { pdfAnswerRefusal } from '../protection/pdf-answer-limit';
-import { QUERY_LIMITS, queryLimitRules, queryTextRefusal } from '../protection/use-query-limits';
+import { queryLimitRules, queryLengthRefusal, selectionsOver, selectionsRefusal } from '../protection/use-query-limits';
 import { bodyParams, credentialFields, emptyQueryBody, forwardedBody } from './body-params';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function refuseTokens(): never {
-  throw gatewayError('QUERY_TOO_COMPLEX', `Query too complex: more than ${QUERY_LIMITS.tokens} tokens.`);
+/** The front's size limits (front-limits.ts, FRONT_LIMITS). */
+export interface PassThroughLimits {
+  readonly maxQueryBytes: number;
+  readonly tokens: number;
+  readonly selections: number;
 }
 
 /**
@@ -67,10 +70,10 @@ export interface PassThroughRequest {
 
 /**
  * The cheap bounds: refuses (throws) a multipart body (415), a form's variables as nested
- * parameters (400), a query text over `maxQueryBytes`, and a document over the token limit.
- * `malformed` for JSON that does not parse.
+ * parameters (400), a query text over `maxQueryBytes`, and a document over the token limit (while
+ * parsing) or the selection limit (one walk). `malformed` for JSON that does not parse.
  */
-export function readPassThrough(body: ArrayBuffer | undefined, contentType: string | null, maxQueryBytes: number): PassThroughRequest | 'malformed' {
+export function readPassThrough(body: ArrayBuffer | undefined, contentType: string | null, limits: PassThroughLimits): PassThroughRequest | 'malformed' {
   const params = bodyParams(body, contentType);
   if (params === 'malformed') return params;
   if (params === 'unsupported') throw gatewayError('BAD_REQUEST', 'Send the GraphQL request as JSON (or a URL-encoded form).', { status: 415 });
@@ -83,7 +86,7 @@ export function readPassThrough(body: ArrayBuffer | undefined, contentType: stri
   if (Object.keys(params).some((name) => name.startsWith('variables['))) {
     throw gatewayError('BAD_REQUEST', 'Send the variables as one JSON object (in a form, `variables` as a JSON string).', { status: 400 });
   }
-  const tooLong = queryTextRefusal(params.query, maxQueryBytes);
+  const tooLong = queryLengthRefusal(params.query, limits.maxQueryBytes);
   if (tooLong) throw tooLong;
   const operationName = typeof params.operationName === 'string' ? params.operationName : null;
   const variables = variablesOf(params.variables);
@@ -91,12 +94,16 @@ export function readPassThrough(body: ArrayBuffer | undefined, contentType: stri
   try {
     // armor's counting parser (public): its `onReject` refuses at the token past the limit, while
     // parsing; any other syntax error is answered as the upstream answers it, never sent there.
-    document = new MaxTokensParserWLexer(params.query, { n: QUERY_LIMITS.tokens, noLocation: true, onReject: [refuseTokens] }).parseDocument();
+    const refuseTokens = (): never => {
+      throw gatewayError('QUERY_TOO_COMPLEX', `Query too complex: more than ${limits.tokens} tokens.`);
+    };
+    document = new MaxTokensParserWLexer(params.query, { n: limits.tokens, noLocation: true, onReject: [refuseTokens] }).parseDocument();
   } catch (error) {
     if (error instanceof GatewayError) throw error;
     const fields = credentialFields(params);
     return { ...unread, operationName, variables, forward: emptyQueryBody(fields), unparsable: { error, credentialFields: fields } };
   }
+  if (selectionsOver(document, limits.selections)) throw selectionsRefusal(limits.selections);
   const operation = selectedOperation(document, operationName);
   return { document, ...(operation ? { operation } : {}), fields: operation ? rootFields(document, operation) : [], operationName, variables, forward };
 }

@@ -37,7 +37,8 @@ import { overLimit, type RateLimitStore } from '../protection/rate-limiter';
 import { anonymousCounterKey, type AddressNames } from '../protection/use-anonymous-limit';
 import type { UpstreamFetch } from '../upstream/fetch';
 import type { UpstreamTarget } from '../upstream/target';
-import { framedAsUpstream, frontJsonParser, malformedJsonAnswer, notFoundAnswer, parseErrorAnswer, signInRequiredAnswer } from './front-answers';
+import { echoedCredentialHeaders, failureResponse, framedAsUpstream, frontJsonParser, malformedJsonAnswer, notFoundAnswer, parseErrorAnswer, signInRequiredAnswer, tooLargeAnswer } from './front-answers';
+import { FRONT_LIMITS } from './front-limits';
 import { frontTarget } from './front-identity';
 import { frontRequestOf, type FrontRoute } from './front-paths';
 import { credentialHeadersOf, passThrough, readBody, upstreamStyleResponse, type PassThroughCall } from './pass-through';
@@ -58,7 +59,8 @@ export interface DropInFrontOptions {
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
   readonly upstreamFetch: UpstreamFetch;
   readonly verified: VerifiedCredentials;
-  readonly limits: Pick<LimitsConfig, 'anonymous' | 'maxBodyBytes' | 'maxQueryBytes'>;
+  /** The anonymous limit; the front's sizes are the upstream's (front-limits.ts). */
+  readonly limits: Pick<LimitsConfig, 'anonymous'>;
   /** The anonymous limit's counters, shared with /graphql (failing open). */
   readonly counters: RateLimitStore;
   /** Names an address's counter as /graphql's anonymous limit does (an HMAC). */
@@ -75,21 +77,6 @@ export interface DropInFrontOptions {
   readonly dropIn: DropInStates;
   /** The caches a mutation passed through drops for its uid, as useCacheInvalidation does in the pipeline. */
   readonly cacheStore: CacheStore;
-}
-
-/** Credential headers echoed as devise does when no upstream call answered (verified credentials only). */
-export function echoedCredentialHeaders(credential: UpstreamCredential): Record<string, string> {
-  const values: Record<string, string> = { 'access-token': credential.accessToken, 'token-type': 'Bearer', client: credential.client };
-  if (credential.expiry !== undefined) values.expiry = String(credential.expiry);
-  values.uid = credential.uid;
-  return { ...values, authorization: `Bearer ${Buffer.from(JSON.stringify(values)).toString('base64')}` };
-}
-
-/** A failure of the front itself (never the upstream's answer), as the contract's JSON error. */
-function failureResponse(error: unknown): Response {
-  const known = error instanceof GatewayError ? error : gatewayError('UPSTREAM_ERROR');
-  const http = known.extensions.http as { status: number; headers?: Record<string, string> };
-  return errorResponse(http.status, known.code, known.message, { headers: http.headers ?? {} });
 }
 
 export function useDropInFront(options: DropInFrontOptions): Plugin {
@@ -144,12 +131,13 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
    * upstream accepted recently, the syntax error. Undefined: the upstream is asked about the
    * credential, with an empty query in place of the text (pass-through-limits.ts).
    */
-  const unparsableAnswer = async (request: Request, target: UpstreamTarget, presented: UpstreamCredential | undefined, unparsable: NonNullable<PassThroughRequest['unparsable']>): Promise<Response | undefined> => {
+  const unparsableAnswer = async (request: Request, target: UpstreamTarget, presented: UpstreamCredential | undefined, unparsable: NonNullable<PassThroughRequest['unparsable']>, reverifying: boolean): Promise<Response | undefined> => {
     if (!credentialFromHeaders((name) => request.headers.get(name) ?? unparsable.credentialFields[name])) return signInRequiredAnswer();
-    const expiry = presented && (await verified.check(target.cacheNamespace, presented));
-    if (!presented || expiry === undefined) return undefined;
+    // A request that re-verifies the credential asks the upstream whatever its text.
+    const record = presented && !reverifying ? await verified.check(target.cacheNamespace, presented) : undefined;
+    if (!presented || !record) return undefined;
     uid.set(request, presented.uid);
-    return parseErrorAnswer(unparsable.error, echoedCredentialHeaders(expiry ? { ...presented, expiry: Number(expiry) } : presented));
+    return parseErrorAnswer(unparsable.error, echoedCredentialHeaders(record.expiry ? { ...presented, expiry: Number(record.expiry) } : presented));
   };
 
   /**
@@ -159,12 +147,12 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
    * guessed, forged credentials) on the counter /graphql uses, counting root fields as /graphql
    * does, then the walks over the document (checkPassThrough).
    */
-  const graphqlPassThrough = async (request: Request, target: UpstreamTarget, route: FrontRoute, presented: UpstreamCredential | undefined, state: DropInState): Promise<Response> => {
-    const body = await readBody(request, limits.maxBodyBytes);
+  const graphqlPassThrough = async (request: Request, target: UpstreamTarget, route: FrontRoute, presented: UpstreamCredential | undefined, state: DropInState, reverifying = false): Promise<Response> => {
+    const body = await readBody(request, FRONT_LIMITS.maxBodyBytes);
     let read: PassThroughRequest | 'malformed' | undefined;
     let refusal: GatewayError | undefined;
     try {
-      read = readPassThrough(body, request.headers.get('content-type'), limits.maxQueryBytes);
+      read = readPassThrough(body, request.headers.get('content-type'), FRONT_LIMITS);
     } catch (error) {
       // Refused, yet counted first: a flood of refused documents still spends the address's limit.
       refusal = error instanceof GatewayError ? error : gatewayError('QUERY_TOO_COMPLEX', undefined, { cause: error });
@@ -181,7 +169,7 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
     if (!parsed || !schema) throw gatewayError('UPSTREAM_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
     const { unparsable } = parsed;
     if (!unparsable) checkPassThrough(schema, parsed);
-    const local = unparsable && (await unparsableAnswer(request, target, presented, unparsable));
+    const local = unparsable && (await unparsableAnswer(request, target, presented, unparsable, reverifying));
     if (local) return local;
     // Retried only when the body was read as a query: a mutation, or a body not understood, goes once.
     const retry = parsed.operation?.operation === OperationTypeNode.QUERY ? 'safe' : undefined;
@@ -235,21 +223,27 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
         if (route.endpoint === 'signIn') return endResponse(await signIn(request, target, route, state));
         if (route.endpoint === 'signOut') return endResponse(await signOut(request, target, route));
         const presented = credentialFromHeaders((name) => request.headers.get(name));
-        if (presented && isJsonType(request.headers.get('content-type'))) {
-          const expiry = await verified.check(target.cacheNamespace, presented);
-          if (expiry !== undefined) {
-            // Runs through the gateway, as the drop-in identity (identity.ts reads it from here).
-            state.verified = expiry ? { ...presented, expiry: Number(expiry) } : presented;
-            uid.set(request, presented.uid);
-            return;
-          }
+        const record = presented && isJsonType(request.headers.get('content-type')) ? await verified.check(target.cacheNamespace, presented) : undefined;
+        // Due for re-verification (verified-credentials.ts): the one request that claims it asks the upstream.
+        const reverifying = Boolean(presented && record?.due && (await verified.claimReverification(target.cacheNamespace, presented)));
+        if (presented && record && !reverifying) {
+          // Runs through the gateway, as the drop-in identity (front-identity.ts reads it from here).
+          state.verified = record.expiry ? { ...presented, expiry: Number(record.expiry) } : presented;
+          uid.set(request, presented.uid);
+          return;
         }
-        endResponse(await graphqlPassThrough(request, target, route, presented, state));
+        if (!reverifying) return endResponse(await graphqlPassThrough(request, target, route, presented, state));
+        const response = await graphqlPassThrough(request, target, route, presented, state, true).catch((error: unknown) => {
+          metrics.frontReverification('failed');
+          throw error;
+        });
+        metrics.frontReverification(response.status === 401 ? 'refused' : credentialHeadersOf(response.headers)?.uid === presented?.uid ? 'accepted' : 'failed');
+        endResponse(response);
       } catch (error) {
         const code = error instanceof GatewayError ? error.code : 'UPSTREAM_ERROR';
         state.refusedWith = code;
         metrics.graphqlError(code);
-        endResponse(failureResponse(error));
+        endResponse(code === 'PAYLOAD_TOO_LARGE' ? tooLargeAnswer() : failureResponse(error));
       }
     },
 
@@ -271,7 +265,10 @@ export function useDropInFront(options: DropInFrontOptions): Plugin {
       if (!dropIn) return;
       if (!dropIn.refusal) {
         // `presented` is only set for a verified credential: a forged one was passed through above.
-        const headers = dropIn.credentialHeaders ?? (dropIn.presented ? echoedCredentialHeaders(dropIn.presented) : undefined);
+        // A GraphQL answer given before the identity ran (a parse error, no query) echoes the verified
+        // credential as devise does; Rails' own refusals (malformed JSON: 400) come before devise.
+        const echoed = dropIn.presented ?? (response.status === 200 ? dropIn.verified : undefined);
+        const headers = dropIn.credentialHeaders ?? (echoed ? echoedCredentialHeaders(echoed) : undefined);
         for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);
       }
       // Every answer on the front, the gateway's own included, framed as the upstream frames its own.

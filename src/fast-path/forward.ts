@@ -17,7 +17,6 @@ import { bodyText, type UpstreamFetch } from '../upstream/fetch';
 import type { UpstreamOutcomes } from '../upstream/outcome';
 import type { UpstreamTarget } from '../upstream/target';
 import type { ForwardPlan } from './plans';
-import { RequestSlot } from '../request/slot';
 
 export interface ForwardedCall {
   readonly request: Request;
@@ -111,13 +110,6 @@ function declared(plan: ForwardPlan, variables: unknown): Record<string, unknown
   for (const name of plan.variableNames) if (name in given) sent[name] = given[name];
   return sent;
 }
-
-/**
- * The upstream call the hot path (src/http/hot-path.ts) already made for a request it handed to
- * Yoga (an answer with errors, which Yoga's error mapping and audit then treat): useFastPath
- * answers with it instead of calling again.
- */
-export class ForwardedAnswers extends RequestSlot<Promise<ForwardedAnswer>> {}
 
 export interface Forwarder {
   forward(plan: ForwardPlan, call: ForwardedCall): Promise<ForwardedAnswer>;

@@ -1,11 +1,11 @@
 /**
- * The documents the hot path (src/http/hot-path.ts) may answer without Yoga: queries of one
+ * The documents the hot path (src/hot-path/hot-path.ts) may answer without Yoga: queries of one
  * operation whose plan forwards them as one upstream call (no gateway field, no PDF; statement reads
  * go through the read cache's own steps, as in the pipeline). A document becomes hot only once the
- * Yoga pipeline has executed it in the same form (from useFastPath): reaching execution means its
- * validation and every query limit passed, and for these documents all of them are decided by the
- * document alone (no PDF, so no per-answer bound that reads the variables). Until then, and for
- * anything else, Yoga answers.
+ * Yoga pipeline has executed it in the same form, past every check (use-hot-documents.ts says
+ * where, and why that means its validation and every query limit passed: for these documents all
+ * of them are decided by the document alone, no PDF, so no per-answer bound that reads the
+ * variables). Until then, and for anything else, Yoga answers.
  *
  * - By id: a trusted document (TRUSTED_DOCUMENTS_FILE), once the pipeline has run it by id.
  * - By text: a query text the pipeline has run (an upstream-only query, or one that selects only
@@ -22,9 +22,9 @@ import type { DocumentPlans, ForwardPlan } from './plans';
 export const MAX_TEXTS = 256;
 export const MAX_TEXT_CHARACTERS = 262_144;
 /**
- * The longest body the hot path reads (hot-path.ts), and so the longest text worth keeping: a
- * longer one could never be answered from here, and would only hold its parsed document past the
- * parse cache's bound (protection/parse-caches.ts). With the totals above the texts' documents
+ * The longest body the hot path reads (src/hot-path/hot-body.ts), and so the longest text worth
+ * keeping: a longer one could never be answered from here, and would only hold its parsed document
+ * past the parse cache's bound (protection/parse-caches.ts). With the totals above the texts' documents
  * stay within about 20 MB at the parse cache's estimate of 320 bytes a node.
  */
 export const MAX_HOT_BODY = 4_096;

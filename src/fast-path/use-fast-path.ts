@@ -10,43 +10,47 @@
  * An answer without errors is written as the upstream's bytes, not serialised again, through
  * Yoga's public onResultProcess/setResultProcessor (request/raw-json-answers.ts), the bytes kept by
  * this plugin instance.
+ *
+ * One of the gateway's execute steps (src/gateway/execute-steps.ts): the hot path calls the same
+ * plugin's `forward`, which makes one upstream call per request, so a request the hot path hands to
+ * the pipeline (an answer with errors, which the error mapping and the audit trail then read) is
+ * answered by the call already made.
  */
 import { getVariableValues, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { rawJsonAnswers } from '../request/raw-json-answers';
 import type { IdentityContext } from '../identity/use-identity';
-import type { ForwardedAnswers, Forwarder } from './forward';
-import type { HotDocuments } from './hot-documents';
-import type { DocumentPlans } from './plans';
+import type { ForwardedAnswer, ForwardedCall, Forwarder } from './forward';
+import type { DocumentPlans, ForwardPlan } from './plans';
 import type { ExecutedOperation } from '../request/executed';
-import type { RequestSlot } from '../request/slot';
+import { RequestSlot } from '../request/slot';
 
 export interface FastPathOptions {
   readonly plans: DocumentPlans;
   readonly forwarder: Forwarder;
   /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
-  /** The hot path's trusted documents: one executed here passed validation and the query limits. */
-  readonly hot?: HotDocuments;
-  /** The call the hot path made for a request it handed over. */
-  readonly handedOver?: ForwardedAnswers;
 }
 
-export function useFastPath({ plans, forwarder, operations, hot, handedOver }: FastPathOptions): Plugin<IdentityContext> {
+export interface FastPathPlugin extends Plugin<IdentityContext> {
+  /** The request's upstream call, made the first time it is asked for the request (`call.request`), by whichever caller asks first. */
+  forward(plan: ForwardPlan, call: ForwardedCall): Promise<ForwardedAnswer>;
+}
+
+export function useFastPath({ plans, forwarder, operations }: FastPathOptions): FastPathPlugin {
   /** Forwarded results whose upstream bytes are the answer. */
   const raw = rawJsonAnswers();
+  const answers = new RequestSlot<Promise<ForwardedAnswer>>();
+  const forward = (plan: ForwardPlan, call: ForwardedCall) => answers.ensure(call.request, () => forwarder.forward(plan, call));
 
   return {
+    forward,
     onExecute({ args, setExecuteFn }) {
       const context = args.contextValue;
       // Only an operation the pipeline found (request/executed.ts), and so identified and limited.
       const executed = operations.get(context.request);
       const plan = executed && plans.planOf(executed);
       if (!plan) return;
-      if (hot) {
-        const text = (context as { params?: { query?: unknown } }).params?.query;
-        hot.executed(executed, plan, typeof text === 'string' ? text : undefined);
-      }
       const variables: unknown = args.variableValues;
       // Variables that do not fit their types are refused here, with graphql-js's own errors.
       let coerced: Readonly<Record<string, unknown>> = {};
@@ -63,7 +67,7 @@ export function useFastPath({ plans, forwarder, operations, hot, handedOver }: F
       // The identity and upstream are read now: useIdentity has set them.
       const call = { request: context.request, identity: context.identity, upstream: context.upstream, variables, coerced, operationName };
       setExecuteFn(async (): Promise<ExecutionResult> => {
-        const { result, bytes } = await (handedOver?.get(context.request) ?? forwarder.forward(plan, call));
+        const { result, bytes } = await forward(plan, call);
         if (bytes !== undefined) raw.keep(result, bytes);
         return result;
       });

@@ -30,5 +30,7 @@ export function startBanner(config: GatewayConfig, gateway: RunningGateway): str
     );
   }
   lines.push(` Statement gateway on ${gateway.url}/graphql${config.production ? '' : ' (GraphiQL in a browser)'}`);
+  // With OPS_PORT, /metrics and /ops/ are 404 on the traffic port: say where they went.
+  if (gateway.opsUrl) lines.push(` Probes, /metrics and /ops/ on ${gateway.opsUrl}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,7 @@
 /**
  * The caches' steps each pipeline answers with, made from the runtime in one place: the gateway's
- * product makes one of each and shares them with its hot path (server.ts); the drop-in front makes
- * its own (front-plugins.ts).
+ * product makes one of each (server.ts), which its execute steps give both the pipeline's plugins
+ * and the hot path (execute-steps.ts); the drop-in front makes its own (front-plugins.ts).
  */
 import { createDefinitionsAnswers, type DefinitionsAnswers } from '../cache/definitions-answers';
 import { createReadCache, type ReadCache } from '../cache/read-cache';

@@ -10,15 +10,18 @@ import type { LoginLimits } from '../protection/login-limits';
 import type { ClientAddresses } from '../protection/client-address';
 import type { BrowserSessionDependencies } from '../session/session-identity';
 import type { UpstreamAuth } from '../credentials/upstream-auth';
+import type { UserSessions } from '../session/user-sessions';
 import type { UpstreamOutcomes } from '../upstream/outcome';
 
-/** What `login`, `logout` and `session` need. */
+/** What `login`, `logout`, `session` and the list of sessions need. */
 export interface SessionServices extends BrowserSessionDependencies {
   readonly loginLimits: LoginLimits;
   /** Sign-in and sign-out upstream (Mesh's hidden REST operations). */
   readonly auth: UpstreamAuth;
   /** Each request's client address, for the login limits. */
   readonly addresses: ClientAddresses;
+  /** `sessions`, `endSession`, `logoutEverywhere`, and the cap at login. */
+  readonly userSessions: UserSessions;
 }
 
 export interface ResolverServices {

@@ -16,7 +16,8 @@ import { frontAuditEntries } from '../drop-in/front-audit';
 import { FRONT_GRAPHQL_PATHS } from '../drop-in/front-paths';
 import { dropInStrategy, frontTarget } from '../drop-in/front-identity';
 import { useDropInFront } from '../drop-in/use-drop-in-front';
-import { useUpstreamErrorStatuses } from '../drop-in/use-upstream-error-statuses';
+import { useUpstreamErrorAnswers } from '../drop-in/use-upstream-error-answers';
+import { FRONT_LIMITS } from '../drop-in/front-limits';
 import { useErrorMapping } from '../http/use-error-mapping';
 import { useFastPath } from '../fast-path/use-fast-path';
 import { useRoutes } from '../http/use-routes';
@@ -58,8 +59,9 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
     useRoutes({ graphqlPaths: FRONT_GRAPHQL_PATHS }),
     // Validation: one copy of each rule (Yoga and Mesh both add graphql-js's rules).
     useDistinctValidationRules(),
-    // /graphql's query limits. Introspection follows the upstream, which allows it (its schema is public).
-    ...useQueryLimits({ introspection: limits.introspection, introspectionAllowed: () => true, maxQueryBytes: limits.maxQueryBytes }),
+    // /graphql's query limits, with the upstream's sizes (bulk statements: drop-in/front-limits.ts).
+    // Introspection and field suggestions follow the upstream, which allows them (its schema is public).
+    ...useQueryLimits({ introspection: limits.introspection, introspectionAllowed: () => true, fieldSuggestions: true, maxQueryBytes: FRONT_LIMITS.maxQueryBytes, tokens: FRONT_LIMITS.tokens, selections: FRONT_LIMITS.selections }),
     useResolverServices(resolverServicesOf(runtime, sessionDependencies)),
     // From here on, onExecute hooks read the executed operation and its root fields (found once).
     useExecutedOperation({ operations, documents }),
@@ -84,10 +86,10 @@ export function frontPlugins(runtime: GatewayRuntime): Plugin<GatewayContext>[] 
     // read cache, whose lookup wraps it.
     ...(config.fastPath ? [useFastPath({ plans: runtime.plans, forwarder: runtime.forwarder, operations })] : []),
     readCache,
-    // Every error gets a contract code and a safe message; then the statuses the upstream gives
-    // documents it refuses (200).
+    // A document the upstream refuses is answered as the upstream answers it (200, `locations`);
+    // every other error gets a contract code and a safe message.
+    useUpstreamErrorAnswers(),
     useErrorMapping({ log, metrics, operations, outcomes }),
-    useUpstreamErrorStatuses(),
     // After them: the audit trail, which reads the codes the client gets, and the front's own answers.
     useAuditLog({ log, cookieSecure: config.cookieSecure, readsCookies: false, answered: frontAuditEntries(dropIn), operations, addresses, sessionCookies }),
     ...(operationSpans ? [operationSpans.finish] : []),

@@ -1,40 +1,34 @@
 /**
- * The hot path's options (src/http/hot-path.ts) from the runtime: the same stores, limits,
- * strategies, slots and logger the gateway's Yoga pipeline (plugins.ts) is given.
+ * The hot path's options (src/hot-path/hot-path.ts) from the runtime: the shared execute steps of
+ * the gateway's pipeline (plugins.ts, execute-steps.ts), in its order, and what the answer writer
+ * needs (the slots the access log and the session cookies read, Yoga's CORS option, the metrics).
  */
 import type { GraphQLSchema } from 'graphql';
 import type { HotDocuments } from '../fast-path/hot-documents';
-import type { ReadCache } from '../cache/read-cache';
-import type { DefinitionsAnswers } from '../cache/definitions-answers';
 import { corsFor } from '../http/cors';
-import type { HotPathOptions } from '../http/hot-path';
-import type { IdentityStrategy } from '../identity/strategy';
+import type { HotPathOptions } from '../hot-path/hot-path';
 import { servedMetrics } from '../observability/served-metrics';
+import { isShared, type ExecuteStep } from './execute-step';
 import type { GatewayRuntime } from './runtime';
 
 export interface HotPathParts {
   readonly hot: HotDocuments;
   readonly schema: GraphQLSchema;
-  readonly identities: readonly IdentityStrategy[];
-  readonly reads: ReadCache;
-  readonly definitionsAnswers: DefinitionsAnswers;
+  /** The gateway pipeline's execute steps (gatewayPipeline(...).steps). */
+  readonly steps: readonly ExecuteStep[];
   readonly yoga: HotPathOptions['yoga'];
 }
 
-export function hotPathOptions(runtime: GatewayRuntime, { hot, schema, identities, reads, definitionsAnswers, yoga }: HotPathParts): HotPathOptions {
-  const { config, requestState: state } = runtime;
+export function hotPathOptions(runtime: GatewayRuntime, { hot, schema, steps, yoga }: HotPathParts): HotPathOptions {
+  const { config, requestState } = runtime;
   return {
-    hot, schema, strategies: identities, yoga,
-    csrf: { allowedOrigins: config.allowedOrigins, trustProxy: config.trustProxy, cookieSecure: config.cookieSecure },
-    limit: config.limits.session,
-    counters: runtime.rateLimits,
-    reads,
-    definitionsAnswers,
-    forwarder: runtime.forwarder,
+    hot, schema, yoga,
+    steps: steps.filter(isShared).map((step) => step.hot),
     log: runtime.log,
     metrics: servedMetrics(runtime.metrics.registry, () => runtime.metrics.hotPathAnswered()),
     clock: runtime.clock,
     cors: corsFor(config.allowedOrigins),
-    state,
+    startedAt: requestState.startedAt,
+    setCookies: requestState.setCookies,
   };
 }

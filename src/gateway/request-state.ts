@@ -5,9 +5,6 @@
  */
 import type { ExecutedOperation } from '../request/executed';
 import { DropInStates } from '../drop-in/state';
-import { ForwardedAnswers } from '../fast-path/forward';
-import { DecidedIdentities } from '../identity/identify';
-import { DecidedLimits } from '../protection/use-rate-limits';
 import { IdempotencyMarks } from '../idempotency/audit-mark';
 import { ClientAddresses } from '../protection/client-address';
 import { RequestSlot } from '../request/slot';
@@ -38,10 +35,6 @@ export interface RequestState {
   readonly servedNames: RequestSlot<string>;
   /** What the audit log says of the request's Idempotency-Key (useIdempotency writes it). */
   readonly idempotencyMarks: IdempotencyMarks;
-  /** Steps the hot path (src/http/hot-path.ts) took for a request before handing it to Yoga. */
-  readonly decidedIdentities: DecidedIdentities;
-  readonly decidedLimits: DecidedLimits;
-  readonly forwardedAnswers: ForwardedAnswers;
 }
 
 export function createRequestState(): RequestState {
@@ -57,8 +50,5 @@ export function createRequestState(): RequestState {
     onBehalfOf: new RequestSlot(),
     servedNames: new RequestSlot(),
     idempotencyMarks: new IdempotencyMarks(),
-    decidedIdentities: new DecidedIdentities(),
-    decidedLimits: new DecidedLimits(),
-    forwardedAnswers: new ForwardedAnswers(),
   };
 }

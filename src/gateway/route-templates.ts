@@ -43,6 +43,9 @@ export const ROUTE_TEMPLATES: readonly string[] = [...PLAIN, ...PARAMETERISED.ma
 
 const plain = new Set(PLAIN);
 
+/** The first segment of every template (`/statements` of `/statements/{otxId}/pdf`). */
+export const ROUTE_FIRST_SEGMENTS: ReadonlySet<string> = new Set(ROUTE_TEMPLATES.map((template) => `/${template.split('/')[1] ?? ''}`));
+
 /** The template of the route a path (one the edge accepted) belongs to, or undefined when it matches none. */
 export function routeTemplateOf(path: string): string | undefined {
   if (plain.has(path)) return path;

@@ -37,11 +37,17 @@ import { createMemorySessionStore } from '../session/memory-session-store';
 import { createRedisSessionStore } from '../session/redis-session-store';
 import { createSessionCache } from '../session/session-cache';
 import { Sessions, type ActiveSession } from '../session/sessions';
-import type { SessionStore } from '../session/session-store';
+import type { IndexedSessionStore } from '../session/session-index';
+import { UserSessions } from '../session/user-sessions';
 import { createUpstreamFetch, type UpstreamFetch } from '../upstream/fetch';
 import { createResilience } from '../upstream/resilience';
 import { createUpstreamProbe } from '../upstream/probe';
+import { createEgress } from '../upstream/egress';
+import type { Dispatcher } from 'undici';
 import { createDependencyWatch, type DependencyWatch } from '../ops/dependency-watch';
+import { createSharedSchemaChecks } from '../ops/upstream-schema-shared';
+import { createUpstreamSchemaWatch, type UpstreamSchemaWatch } from '../ops/upstream-schema-watch';
+import { createBackgroundCalls, uncountedResilience } from '../upstream/background-calls';
 import { upstreamTarget, type UpstreamTarget } from '../upstream/target';
 import type { Tracing } from '../tracing/provider';
 import { tracedUpstreamFetch } from '../upstream/upstream-spans';
@@ -55,9 +61,13 @@ export interface GatewayRuntime {
   readonly metrics: GatewayMetrics;
   readonly upstreams: Readonly<Record<Environment, UpstreamTarget>>;
   readonly upstreamFetch: UpstreamFetch;
+  /** The egress proxy's dispatcher, which every upstream call goes out with; undefined: undici's default. */
+  readonly upstreamDispatcher?: Dispatcher;
   /** Sign-in and sign-out upstream, for `login`, `logout` and the service accounts; connected to Mesh by the server. */
   readonly upstreamAuth: ConnectableUpstreamAuth;
   readonly sessions: Sessions;
+  /** Listing and ending a user's sessions: theirs, the operators' revoke, the cap (session/user-sessions.ts). */
+  readonly userSessions: UserSessions;
   /** Reachability of the session store, as requests last saw it. */
   readonly sessionStoreHealth: StoreHealth;
   readonly caches: Caches;
@@ -83,6 +93,8 @@ export interface GatewayRuntime {
   readonly lifecycle: Lifecycle;
   /** The shared dependencies' states for /readiness, checked in the background until close(). */
   readonly dependencies: DependencyWatch;
+  /** The live upstream schemas against the served one, checked in the background from start() until close(). */
+  readonly upstreamSchema: UpstreamSchemaWatch;
   /** Requests the gateway sends through its own pipeline (the PDF download's read); connected by the server. */
   readonly internalRequests: InternalRequests;
   /** The built-in emulator, when no upstream URL was configured. */
@@ -108,7 +120,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
 
   const sessionStoreHealth = createStoreHealth('sessions', log);
   let redis: RedisClient | undefined;
-  let store: SessionStore & { close?: () => void };
+  let store: IndexedSessionStore & { close?: () => void };
   if (config.redis) {
     redis = createRedisClient({ target: config.redis, health: sessionStoreHealth });
     clients.push(redis);
@@ -138,7 +150,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
         })
       : undefined;
   const sessions = new Sessions({
-    store, cipher, idleMs: config.sessionIdleMs, absoluteMs: config.sessionAbsoluteMs, clock,
+    store, cipher, idleMs: config.sessionIdleMs, absoluteMs: config.sessionAbsoluteMs, clock, keys, maxPerUser: config.sessionMaxPerUser,
     ...(sessionCache ? { cache: sessionCache } : {}),
   });
 
@@ -157,12 +169,19 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   }
   const caches = createCaches({ config, store: cacheStore, keys, health: cacheHealth, metrics, log, clock });
 
+  // The egress proxy, once, for the upstream calls and the OTLP export. The built-in emulator
+  // listens in this process, on loopback: its calls never leave the machine, so never the proxy.
+  const egress = config.egressProxy ? createEgress(config.egressProxy) : undefined;
+  const dispatcher = embedded ? undefined : egress?.dispatcher;
   // Loaded only with an endpoint: without one, no SDK is loaded or started.
-  const tracing = config.tracing ? await (await import('../tracing/provider.js')).createTracing(config.tracing, traces) : undefined;
+  const tracing = config.tracing ? await (await import('../tracing/provider.js')).createTracing(config.tracing, traces, egress ? { agentFor: egress.agentFor } : {}) : undefined;
   // One probe per environment in flight, shared by the circuit (after a timeout) and readiness.
-  const upstreamProbe = createUpstreamProbe({ upstreams, now: clock });
+  const upstreamProbe = createUpstreamProbe({ upstreams, now: clock, ...(dispatcher ? { dispatcher } : {}) });
   const resilience = createResilience({ ...config.upstreamResilience, metrics, now: clock, upstreamUp: (environment) => upstreamProbe.up(environment) });
-  const untracedFetch = createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics, resilience });
+  // Background work's calls (the upstream schema check's, and a sign-in it causes) go out beside
+  // the circuit, which judges the upstream by users' calls (upstream/background-calls.ts).
+  const background = createBackgroundCalls(createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics, resilience: uncountedResilience(), ...(dispatcher ? { dispatcher } : {}) }));
+  const untracedFetch = background.route(createUpstreamFetch({ timeoutMs: config.upstreamTimeoutMs, log, metrics, resilience, ...(dispatcher ? { dispatcher } : {}) }));
   // One CLIENT span per call the gateway makes (its retries inside it).
   const upstreamFetch = tracing ? tracedUpstreamFetch(tracing, untracedFetch) : untracedFetch;
   const upstreamAuth = connectableUpstreamAuth();
@@ -182,12 +201,19 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
   });
 
   const dependencies = createDependencyWatch({ sessionStore: sessions.store, cacheStore: caches.store, upstreams: upstreamProbe });
+  const namespaces = { sandbox: upstreams.sandbox.cacheNamespace, production: upstreams.production.cacheNamespace };
+  const upstreamSchema = createUpstreamSchemaWatch({
+    intervalMs: config.upstreamSchemaCheck.intervalMs, timeoutMs: config.upstreamTimeoutMs, upstreams, accounts: config.serviceAccounts,
+    credentials: serviceAccounts.credentials, upstreamFetch, background, documents: config.trustedDocuments.documents, metrics, log, clock,
+    shared: (fingerprint) => createSharedSchemaChecks({ store: caches.store, keys, namespaces, fingerprint }),
+  });
   const documents = new DocumentFacts();
   const requestState = createRequestState();
   let closing: Promise<void> | undefined;
   return {
     config, logger, log, clock, metrics, upstreams, upstreamFetch, upstreamAuth, sessions, sessionStoreHealth, caches, serviceAccounts, rateLimits, loginLimits,
     keys,
+    userSessions: new UserSessions({ sessions, auth: upstreamAuth, upstreams, metrics, log, health: sessionStoreHealth, clock }),
     idempotency: redis ? createRedisIdempotencyStore(redis) : createMemoryIdempotencyStore(clock),
     verifiedCredentials: createVerifiedCredentials(redis, { keys, clock }),
     requestState,
@@ -195,12 +221,15 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     plans: new DocumentPlans(documents),
     lifecycle: createLifecycle(),
     dependencies,
+    upstreamSchema,
     forwarder: createForwarder({ upstreamFetch, log, metrics, outcomes: requestState.outcomes }),
     internalRequests: createInternalRequests(),
     ...(embedded ? { embedded } : {}),
     ...(tracing ? { tracing } : {}),
+    ...(dispatcher ? { upstreamDispatcher: dispatcher } : {}),
     close: () =>
       (closing ??= (async () => {
+        upstreamSchema.close();
         dependencies.close();
         upstreamProbe.close();
         store.close?.();
@@ -209,6 +238,7 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
         for (const client of clients) await client.quit().catch(() => client.disconnect());
         await embedded?.close();
         await tracing?.shutdown();
+        await egress?.close();
         metrics.close();
       })()),
   };

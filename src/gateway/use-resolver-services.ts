@@ -18,9 +18,9 @@ export function sessionDependenciesOf(runtime: GatewayRuntime): BrowserSessionDe
 
 /** The resolvers' services over `sessions` (sessionDependenciesOf, shared with the strategy). */
 export function resolverServicesOf(runtime: GatewayRuntime, sessions: BrowserSessionDependencies): ResolverServices {
-  const { loginLimits, upstreamAuth: auth, caches } = runtime;
+  const { loginLimits, upstreamAuth: auth, caches, userSessions } = runtime;
   const { addresses, outcomes } = runtime.requestState;
-  return { sessions: { ...sessions, loginLimits, auth, addresses }, definitions: caches.definitions, outcomes };
+  return { sessions: { ...sessions, loginLimits, auth, addresses, userSessions }, definitions: caches.definitions, outcomes };
 }
 
 export function useResolverServices(services: ResolverServices): Plugin<GatewayContext> {

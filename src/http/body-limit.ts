@@ -14,7 +14,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AsyncResource } from 'node:async_hooks';
 import type { Socket } from 'node:net';
-import { errorAnswer } from '../errors';
+import { errorAnswer, type ErrorAnswer } from '../errors';
+
+/** A limit of its own for some paths: its size, how much of a refused body is drained, and its 413. */
+export interface BodyLimitRule {
+  readonly maxBytes: number;
+  readonly lingerBytes?: number;
+  /** The 413 written (with its Content-Length); the gateway's PAYLOAD_TOO_LARGE unless given. */
+  readonly answer?: ErrorAnswer;
+}
 
 export interface BodyLimitOptions {
   readonly maxBytes: number;
@@ -22,6 +30,12 @@ export interface BodyLimitOptions {
   readonly lingerMs?: number;
   /** How much of a refused body is drained before the socket closes anyway. */
   readonly lingerBytes?: number;
+  /**
+   * The rule of a request whose path has a limit of its own (the drop-in front's is the
+   * upstream's: src/drop-in/front-limits.ts), undefined for the others. The edge checked the
+   * request target before this runs.
+   */
+  readonly ruleFor?: (req: IncomingMessage) => BodyLimitRule | undefined;
 }
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -37,7 +51,7 @@ export function countedBody(chunks: Buffer[]): Blob {
 }
 
 /** Answers 413, then drains what the client still sends (bounded) instead of resetting it. */
-function refuse(refusedSockets: WeakSet<Socket>, req: IncomingMessage, res: ServerResponse, maxBytes: number, lingerMs: number, lingerBytes: number): void {
+function refuse(refusedSockets: WeakSet<Socket>, req: IncomingMessage, res: ServerResponse, answer: ErrorAnswer, lingerMs: number, lingerBytes: number): void {
   const socket = req.socket as Socket & { destroySoon?: () => void };
   refusedSockets.add(socket);
   let drained = 0;
@@ -60,12 +74,14 @@ function refuse(refusedSockets: WeakSet<Socket>, req: IncomingMessage, res: Serv
     if (req.complete) close();
     else req.once('end', close);
   };
-  const answer = errorAnswer(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`, { headers: { connection: 'close' } });
   res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
   res.end(answer.body);
 }
 
-export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 * 1024 }: BodyLimitOptions, next: Listener): Listener {
+const gatewayTooLarge = (maxBytes: number): ErrorAnswer =>
+  errorAnswer(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`, { headers: { connection: 'close' } });
+
+export function bodyLimit({ maxBytes: defaultMax, lingerMs = 5_000, lingerBytes: defaultLinger = 16 * 1024 * 1024, ruleFor }: BodyLimitOptions, next: Listener): Listener {
   /**
    * Connections whose request was refused. Node's parser goes on reading while the refused body is
    * drained, so a request the client sent behind it on the same connection would still arrive, and
@@ -78,10 +94,14 @@ export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 
       req.socket.destroy();
       return;
     }
+    const rule = ruleFor?.(req);
+    const maxBytes = rule?.maxBytes ?? defaultMax;
+    const lingerBytes = rule?.lingerBytes ?? defaultLinger;
+    const answer = rule?.answer ?? gatewayTooLarge(maxBytes);
     const length = req.headers['content-length'];
     if (length !== undefined) {
       if (Number(length) <= maxBytes) return next(req, res);
-      return refuse(refusedSockets, req, res, maxBytes, lingerMs, lingerBytes);
+      return refuse(refusedSockets, req, res, answer, lingerMs, lingerBytes);
     }
     if (req.headers['transfer-encoding'] === undefined) return next(req, res);
     // Chunked: counted as it arrives; Yoga gets the whole body (whatwg-node reads `req.body`).
@@ -99,7 +119,7 @@ export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 
       }
       chunks.length = 0;
       req.off('end', proceed);
-      refuse(refusedSockets, req, res, maxBytes, lingerMs, lingerBytes);
+      refuse(refusedSockets, req, res, answer, lingerMs, lingerBytes);
     };
     req.on('data', onData);
     req.once('end', proceed);
@@ -111,10 +131,10 @@ export function bodyLimit({ maxBytes, lingerMs = 5_000, lingerBytes = 16 * 1024 
  * 100-continue`, as curl does for large uploads) is told to go on only when the declared length
  * is within the limit; otherwise it gets the 413 at once and never sends the body.
  */
-export function continueWithinLimit(maxBytes: number, listener: Listener): Listener {
+export function continueWithinLimit(maxBytes: number, listener: Listener, ruleFor?: BodyLimitOptions['ruleFor']): Listener {
   return (req, res) => {
     const length = req.headers['content-length'];
-    if (length === undefined || Number(length) <= maxBytes) res.writeContinue();
+    if (length === undefined || Number(length) <= (ruleFor?.(req)?.maxBytes ?? maxBytes)) res.writeContinue();
     listener(req, res);
   };
 }

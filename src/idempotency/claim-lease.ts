@@ -20,10 +20,11 @@ export interface LeaseOptions {
   readonly failed: (error: unknown) => void;
 }
 
-export function holdLease(name: RecordName, fingerprint: string, { store, leaseMs, clock, failed }: LeaseOptions): ClaimLease {
+export function holdLease(name: RecordName, token: string, { store, leaseMs, clock, failed }: LeaseOptions): ClaimLease {
   let stopped = false;
   const renew = () => {
-    store.renew(name, fingerprint, clock() + leaseMs).then(
+    const now = clock();
+    store.renew(name, token, now + leaseMs, now).then(
       (held) => {
         if (!held) stop();
       },

@@ -14,6 +14,7 @@
  * answers or calls the upstream), `responses` puts the kept answer in place and keeps a new one
  * (first among the answer's hooks, so the access log, cookies and audit see what the client gets).
  */
+import { randomUUID } from 'node:crypto';
 import { OperationTypeNode, print } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { DerivedKeys } from '../derived-keys';
@@ -27,7 +28,7 @@ import { holdLease, type ClaimLease } from './claim-lease';
 import { KEPT_HEADERS, keptAnswerOf, unknownOutcome } from './kept-answer';
 import { fingerprintParts, idempotencyKeyOf, isFingerprintOf, requestFingerprint } from './request-key';
 import { openAnswer, sealAnswer, type StoredAnswer } from './sealed-answer';
-import type { ClaimOutcome, IdempotencyStore, RecordName } from './idempotency-store';
+import { foundOutcome, type ClaimOutcome, type FoundOutcome, type IdempotencyStore, type RecordName } from './idempotency-store';
 import type { DocumentFacts, ExecutedOperation } from '../request/executed';
 import type { RequestSlot } from '../request/slot';
 import type { UpstreamOutcomes } from '../upstream/outcome';
@@ -47,6 +48,13 @@ export interface IdempotencyOptions {
   readonly maxPerIdentity?: number;
   /** IDEMPOTENCY_MAX_BYTES: kept answers' bytes (as stored) one identity may hold before a new key is refused. */
   readonly maxBytes: number;
+  /**
+   * Claims of one identity running at once (default 8), each counted as `reserveBytes` (default
+   * 64 KiB) against `maxBytes` until its answer is kept: without both, concurrent requests all pass
+   * a bound that only counts kept answers (30 at once stored 47 times a 1 KiB bound).
+   */
+  readonly maxRunning?: number;
+  readonly reserveBytes?: number;
   readonly health: StoreHealth;
   readonly metrics: GatewayMetrics;
   readonly log: LogEvents;
@@ -72,15 +80,18 @@ export interface IdempotencyPlugins {
 interface Claim {
   readonly name: RecordName;
   readonly fingerprint: string;
+  readonly token: string;
   readonly lease: ClaimLease;
 }
 
 /** A record that is not this request's to run: where it is, and the fingerprint it holds. */
-type Found = { readonly name: RecordName; readonly outcome: Exclude<ClaimOutcome, { status: 'claimed' | 'full' }> };
+type Found = { readonly name: RecordName; readonly outcome: FoundOutcome };
 
 export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins {
   const { store, keys, metrics, health, operations, outcomes, marks, log, clock } = options;
   const maxPerIdentity = options.maxPerIdentity ?? 1_000;
+  const maxRunning = options.maxRunning ?? 8;
+  const reserveBytes = options.reserveBytes ?? 64 * 1024;
   /** The document text as the client sent it (the fingerprint's first part). */
   const texts = new WeakMap<Request, string>();
   const claims = new WeakMap<Request, Claim>();
@@ -96,18 +107,22 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
     return refuse(gatewayError('IDEMPOTENCY_KEY_IN_USE', undefined, { headers: { 'retry-after': '1' } }));
   };
 
-  /** The record's names under each previous CREDENTIAL_KEY (none without a rotation): the same record, found after it. */
-  const previousNames = (owners: readonly string[], key: string): RecordName[] =>
-    owners.slice(1).map((identity, index) => ({ identity, key: keys.names('idempotency-key', identity, key)[index + 1] as string }));
+  /**
+   * The same record's other names: under each CREDENTIAL_KEY_PREVIOUS key, and, for a service
+   * account, under the owner records had before service accounts got keys of their own (legacy
+   * prefix). A request looks there before it claims and again after (claim-then-check): of two
+   * replicas that claim one key under two names at once, at least one sees the other's claim, and
+   * gives its own back unrun.
+   */
+  const otherNames = (owners: readonly string[], key: string, legacyOwners: readonly string[]): RecordName[] => [
+    ...owners.slice(1).map((identity, index) => ({ identity, key: keys.names('idempotency-key', identity, key)[index + 1] as string })),
+    ...legacyOwners.map((identity, index) => ({ identity, key: keys.names('idempotency-key', identity, key)[index] as string, legacy: true })),
+  ];
 
-  /** A record made under a previous key (rotating CREDENTIAL_KEY re-runs nothing). */
-  const findPrevious = async (names: readonly RecordName[]): Promise<Found | undefined> => {
+  const findElsewhere = async (names: readonly RecordName[]): Promise<Found | undefined> => {
     for (const name of names) {
       const record = await store.find(name);
-      if (!record) continue;
-      const { fingerprint, answer } = record;
-      if (answer !== undefined) return { name, outcome: { status: 'done', fingerprint, answer } };
-      return { name, outcome: record.leaseUntil > clock() ? { status: 'pending', fingerprint } : { status: 'orphaned', fingerprint } };
+      if (record) return { name, outcome: foundOutcome(record, clock()) };
     }
     return undefined;
   };
@@ -167,31 +182,49 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       if (own && options.documents.selectsPdf(own)) {
         return setResultAndStopExecution(refuse(gatewayError('BAD_REQUEST', 'A mutation with an Idempotency-Key may not select pdf: read PDFs with a query afterwards.')));
       }
-      // Per upstream identity (environment and user): two sessions of one user share their keys.
-      const owners = keys.names('idempotency', identity.upstream.cacheNamespace, identity.uid);
+      // Per upstream user and environment: two browser sessions of one user share their keys (a
+      // retry after signing in again replays); a service account has keys of its own.
+      const account = identity.description.actor === 'service-account' ? ['service-account', identity.description.account ?? ''] : [];
+      const owners = keys.names('idempotency', identity.upstream.cacheNamespace, identity.uid, ...account);
       const name = { identity: owners[0] as string, key: keys.name('idempotency-key', owners[0] as string, given.key) };
       marks.mark(request, name.key, false);
       const operationName = typeof args.operationName === 'string' ? args.operationName : undefined;
       const parts = fingerprintParts(texts.get(request) ?? print(executed.document), operationName, args.variableValues);
       const fingerprint = requestFingerprint(keys, parts);
+      const elsewhere = otherNames(owners, given.key, account.length ? keys.names('idempotency', identity.upstream.cacheNamespace, identity.uid) : []);
+      const answerElsewhere = async (found: Found) => setResultAndStopExecution(await answerFound(request, found, isFingerprintOf(keys, found.outcome.fingerprint, parts)));
+      const token = randomUUID();
       let outcome: ClaimOutcome;
       try {
-        const previous = owners.length > 1 ? await findPrevious(previousNames(owners, given.key)) : undefined;
-        if (previous) return setResultAndStopExecution(await answerFound(request, previous, isFingerprintOf(keys, previous.outcome.fingerprint, parts)));
-        outcome = await store.claim(name, fingerprint, { leaseMs: options.leaseMs, ttlMs: options.ttlMs, maxPerIdentity, maxBytes: options.maxBytes, now: clock() });
+        const before = elsewhere.length ? await findElsewhere(elsewhere) : undefined;
+        if (before) return await answerElsewhere(before);
+        outcome = await store.claim(name, fingerprint, { token, leaseMs: options.leaseMs, ttlMs: options.ttlMs, maxPerIdentity, maxRunning, maxBytes: options.maxBytes, reserveBytes, now: clock() });
         health.ok();
+      } catch (error) {
+        // The claim may still reach the store after this request gave up (a stalled store): its own
+        // token takes it back, so a mutation that never ran is not kept as "outcome unknown".
+        store.release(name, token).catch(() => undefined);
+        return setResultAndStopExecution(storeDown(error));
+      }
+      try {
         if (outcome.status === 'claimed') {
-          const lease = holdLease(name, fingerprint, { store, leaseMs: options.leaseMs, clock, failed: (error) => health.failed(error) });
-          claims.set(request, { name, fingerprint, lease });
+          const after = elsewhere.length ? await findElsewhere(elsewhere) : undefined;
+          if (after) {
+            await store.release(name, token);
+            return await answerElsewhere(after);
+          }
+          const lease = holdLease(name, token, { store, leaseMs: options.leaseMs, clock, failed: (error) => health.failed(error) });
+          claims.set(request, { name, fingerprint, token, lease });
           return;
         }
         if (outcome.status === 'full') {
           log.rateLimited({ limit: 'idempotency' });
           metrics.rateLimited('idempotency');
           const seconds = String(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)));
-          return setResultAndStopExecution(refuse(gatewayError('RATE_LIMITED', 'Too many kept answers (keys or bytes) for this identity. Try again later.', { headers: { 'retry-after': seconds } })));
+          return setResultAndStopExecution(refuse(gatewayError('RATE_LIMITED', 'Too many kept answers (keys, bytes or requests running) for this identity. Try again later.', { headers: { 'retry-after': seconds } })));
         }
-        return setResultAndStopExecution(await answerFound(request, { name, outcome }, outcome.fingerprint === fingerprint));
+        const at = outcome.legacy ? { ...name, legacy: true } : name;
+        return await answerElsewhere({ name: at, outcome });
       } catch (error) {
         return setResultAndStopExecution(storeDown(error));
       }
@@ -203,7 +236,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
     const { request, response } = payload;
     if (!outcomes.of(request).sent) {
       // Refused before the upstream (an open circuit, a failed credential): nothing to keep.
-      await store.release(claim.name, claim.fingerprint);
+      await store.release(claim.name, claim.token);
       return;
     }
     const { answer, changed } = await keptAnswerOf(response);
@@ -215,7 +248,7 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       payload.setResponse(new Response(answer.body, { status: answer.status, headers }));
     }
     const sealed = await sealAnswer(keys, claim.name, claim.fingerprint, answer);
-    const stored = await store.complete(claim.name, claim.fingerprint, sealed, { ttlMs: options.ttlMs, now: clock() });
+    const stored = await store.complete(claim.name, claim.fingerprint, sealed, { ttlMs: options.ttlMs, now: clock(), token: claim.token });
     if (stored.status === 'stored') return metrics.idempotency('stored');
     // The lease lapsed (a long stall) and a repeat settled the key as "outcome unknown" first.
     log.idempotencyOutcomeUnknown({ keyHash: marks.get(request)?.keyHash ?? '', reason: 'answer-lost' });

@@ -1,13 +1,8 @@
 /**
- * The identity step, once per request, for both of the gateway's callers of it: useIdentity (the
- * Yoga pipeline) and the hot path (src/http/hot-path.ts). Each strategy is asked in turn (the
- * session cookie, an API key); the first that recognises the request decides.
- *
- * A request the hot path began and then handed to Yoga (anything but a clean answer) carries the
- * step it already took in `DecidedIdentities`: Yoga reads that verdict instead of asking again, so
- * a session is touched, and a service account's requests are counted, once per request.
+ * The identity step: each strategy is asked in turn (the session cookie, an API key; on the drop-in
+ * front, its credential); the first that recognises the request decides. useIdentity asks it once
+ * per request, for both of the gateway's callers (its own onExecute and the hot path).
  */
-import { RequestSlot } from '../request/slot';
 import { ANONYMOUS, type IdentityStrategy, type IdentityVerdict } from './strategy';
 
 export async function identifyRequest(strategies: readonly IdentityStrategy[], request: Request, activity: boolean): Promise<IdentityVerdict> {
@@ -17,6 +12,3 @@ export async function identifyRequest(strategies: readonly IdentityStrategy[], r
   }
   return ANONYMOUS;
 }
-
-/** The identity step a request's hot path took before handing it to Yoga. */
-export class DecidedIdentities extends RequestSlot<Promise<IdentityVerdict>> {}

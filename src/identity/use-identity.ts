@@ -3,15 +3,19 @@
  * strategy in turn (the drop-in front's credential, the session cookie, an API key): the first that
  * recognises the request decides. Only `confirmRegistration`, `login`, `logout` (idempotent),
  * `session` and `__typename` run without an identity (and, outside production, introspection).
+ *
+ * One of the gateway's execute steps (src/gateway/execute-steps.ts): the hot path asks the same
+ * plugin's `verdictOf`, which asks the strategies once per request, so a request the hot path hands
+ * to the pipeline touches its session, and counts a service account's request, once.
  */
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors';
 import type { UpstreamTarget } from '../upstream/target';
 import { countsAsActivity } from './activity';
-import { identifyRequest, type DecidedIdentities } from './identify';
-import type { IdentityStrategy, RequestIdentity } from './strategy';
+import { identifyRequest } from './identify';
+import type { IdentityStrategy, IdentityVerdict, RequestIdentity } from './strategy';
 import type { ExecutedOperation } from '../request/executed';
-import type { RequestSlot } from '../request/slot';
+import { RequestSlot } from '../request/slot';
 
 /** Root fields an anonymous caller may use (the contract's list, `logout` which is idempotent, and `__typename`). */
 const ANONYMOUS_FIELDS = ['confirmRegistration', 'login', 'logout', 'session', '__typename'];
@@ -50,13 +54,27 @@ export interface IdentityOptions {
   readonly operations: RequestSlot<ExecutedOperation>;
   /** The upstream user each request acted as, for its access log line. */
   readonly uid: RequestSlot<string>;
-  /** The step the hot path already took for a request it handed over (identify.ts). */
-  readonly decided?: DecidedIdentities;
 }
 
-export function useIdentity({ strategies, production, defaultUpstream, operations, uid, decided }: IdentityOptions): Plugin<IdentityContext> {
+export interface IdentityPlugin extends Plugin<IdentityContext> {
+  /**
+   * Who the request acts as, asked of the strategies the first time it is asked for the request
+   * (by whichever caller asks first); the uid of an identity is noted for the access log.
+   */
+  verdictOf(request: Request, executed: ExecutedOperation, variables: Readonly<Record<string, unknown>>): Promise<IdentityVerdict>;
+}
+
+export function useIdentity({ strategies, production, defaultUpstream, operations, uid }: IdentityOptions): IdentityPlugin {
   const anonymousFields = new Set([...ANONYMOUS_FIELDS, ...(production ? [] : DEVELOPMENT_ANONYMOUS_FIELDS)]);
+  const verdicts = new RequestSlot<Promise<IdentityVerdict>>();
+  const verdictOf = (request: Request, executed: ExecutedOperation, variables: Readonly<Record<string, unknown>>) =>
+    verdicts.ensure(request, async () => {
+      const verdict = await identifyRequest(strategies, request, countsAsActivity(executed.fields, variables));
+      if ('identity' in verdict) uid.set(request, verdict.identity.uid);
+      return verdict;
+    });
   return {
+    verdictOf,
     onContextBuilding({ context, extendContext }) {
       extendContext({ upstream: defaultUpstream(context.request) });
     },
@@ -65,12 +83,10 @@ export function useIdentity({ strategies, production, defaultUpstream, operation
       const request = args.contextValue.request;
       const executed = operations.get(request);
       if (!executed) return;
-      const verdict = await (decided?.get(request) ?? identifyRequest(strategies, request, countsAsActivity(executed.fields, (args.variableValues ?? {}) as Record<string, unknown>)));
+      const verdict = await verdictOf(request, executed, (args.variableValues ?? {}) as Record<string, unknown>);
       if ('refusal' in verdict) return setResultAndStopExecution({ errors: [verdict.refusal] });
       if ('identity' in verdict) {
-        const { identity } = verdict;
-        uid.set(request, identity.uid);
-        extendContext(actingAs(identity));
+        extendContext(actingAs(verdict.identity));
         return;
       }
       if (executed.fields.some((field) => !anonymousFields.has(field.name.value))) {

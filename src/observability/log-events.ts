@@ -9,7 +9,7 @@ export type SessionRejection = 'missing' | 'expired' | 'malformed' | 'upstream-r
 
 /** One line of the audit trail (use-audit-log.ts): who did what, from where, and how it ended. */
 export interface AuditFields {
-  /** login, logout, mutation, refused (any other refused request), front.sign-in, front.sign-out. */
+  /** login, logout, mutation, refused (any other refused request), front.sign-in, front.sign-out, ops.<action>. */
   readonly action: string;
   /** `ok`, the contract's error code (RATE_LIMITED, INVALID_CREDENTIALS, ...), or `idempotent.replayed` (a kept answer sent again; nothing ran). */
   readonly outcome: string;
@@ -30,6 +30,17 @@ export interface AuditFields {
   readonly statements?: number;
   /** A mutation sent with an Idempotency-Key: 12 hex digits of a hash of its keyed record name (never the key). */
   readonly idempotencyKey?: string;
+  /** An operator endpoint's `reason`, as given. */
+  readonly reason?: string;
+  /** What an operator endpoint acted on, as a keyed hash (never a uid in clear). */
+  readonly subject?: string;
+  /** What an operator endpoint did, counted. */
+  readonly counts?: Readonly<Record<string, number>>;
+  /** A cache purge's scope (definitions, identity, statement, all), and whether it was a dry run. */
+  readonly scope?: string;
+  readonly dryRun?: boolean;
+  /** The statement an operator endpoint acted on, as a keyed hash. */
+  readonly statement?: string;
 }
 
 function describe(error: unknown): { name: string; message: string } {
@@ -40,7 +51,7 @@ function describe(error: unknown): { name: string; message: string } {
 export function createLogEvents(logger: Logger) {
   return {
     logger,
-    gatewayStarted(fields: { url: string; sessionStore: string; cacheStore: string; sessionTopology: string; cacheTopology: string; serviceAccounts: number; upstreams: Record<Environment, string>; embedded: boolean }) {
+    gatewayStarted(fields: { url: string; opsUrl?: string; sessionStore: string; cacheStore: string; sessionTopology: string; cacheTopology: string; serviceAccounts: number; upstreams: Record<Environment, string>; embedded: boolean }) {
       logger.info({ event: 'gateway.started', ...fields }, 'gateway started');
     },
     configWarning(fields: { variable: string; message: string }) {
@@ -60,6 +71,10 @@ export function createLogEvents(logger: Logger) {
     },
     logout(fields: { environment: Environment; upstreamSignOut: 'ok' | 'failed' }) {
       logger.info({ event: 'session.logout', ...fields }, 'logout');
+    },
+    /** A session ended by key: by its user (`endSession`, `logoutEverywhere`), an operator, or the cap. */
+    sessionEnded(fields: { environment: Environment; as: 'revoked' | 'evicted'; upstreamSignOut: 'ok' | 'failed' }) {
+      logger.info({ event: 'session.ended', ...fields }, 'session ended');
     },
     sessionRejected(fields: { reason: SessionRejection }) {
       logger.info({ event: 'session.rejected', ...fields }, 'session rejected');
@@ -88,6 +103,19 @@ export function createLogEvents(logger: Logger) {
     /** A call given up because every request waiting for it went away: not the upstream's failure. */
     upstreamAbandoned(fields: { environment: Environment; operation: string }) {
       logger.info({ event: 'upstream.abandoned', ...fields }, 'upstream call abandoned: the client went away');
+    },
+    /**
+     * The upstream schema check found other changes than its last successful result (or than none):
+     * a warning when anything is breaking or a trusted document would be refused. Paths and
+     * documents (name and id prefix) listed, at most 20 each.
+     */
+    upstreamSchemaChanged(fields: { environment: Environment; breaking: number; dangerous: number; safe: number; invalidDocuments: number; paths: readonly string[]; documents: readonly string[] }) {
+      const level = fields.breaking > 0 || fields.invalidDocuments > 0 ? 'warn' : 'info';
+      logger[level]({ event: 'upstream.schema_changed', ...fields }, 'the live upstream schema differs from the last check');
+    },
+    /** An upstream schema check could not finish (sign-in, no answer, no schema in it): the last result stands. */
+    upstreamSchemaCheckFailed(fields: { environment: Environment; account: string; reason: string; durationMs: number }) {
+      logger.warn({ event: 'upstream.schema_check_failed', ...fields }, 'upstream schema check failed');
     },
     storeUnavailable(fields: { store: string; error: unknown }) {
       logger.error({ event: 'store.unavailable', store: fields.store, error: describe(fields.error) }, 'store unavailable');

@@ -5,12 +5,23 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Environment } from '../environment';
 import { watchEventLoopStalls } from './event-loop-stalls';
+import { upstreamSchemaGauges, type UpstreamSchemaGauges } from './upstream-schema-gauges';
+
+export type { UpstreamSchemaGauges } from './upstream-schema-gauges';
 
 export type CacheName = 'definitions' | 'statements' | 'pdf';
 export type CacheResult = 'hit' | 'miss' | 'stale';
+/** Why a lookup missed: never held (or evicted), past its TTL, `Cache-Control: no-cache`, dropped by a mutation through the gateway or by a purge, or the cache store unreachable. */
+export type MissReason = 'cold' | 'expired' | 'bypass' | 'invalidated' | 'purged' | 'store_down';
+export const MISS_REASONS: readonly MissReason[] = ['cold', 'expired', 'bypass', 'invalidated', 'purged', 'store_down'];
+/** The scopes of `POST /ops/cache/purge`. */
+export type PurgeScope = 'definitions' | 'identity' | 'statement' | 'all';
+export const PURGE_SCOPES: readonly PurgeScope[] = ['definitions', 'identity', 'statement', 'all'];
 export type UpstreamCallResult = 'ok' | 'error' | 'timeout';
 export type IdempotencyResult = 'stored' | 'replayed' | 'in_use' | 'reused';
-export type SessionEvent = 'login' | 'logout' | 'expired' | 'rejected';
+/** accepted: the upstream accepted the credential again; refused: 401, forgotten; failed: no usable answer. */
+export type ReverificationOutcome = 'accepted' | 'refused' | 'failed';
+export type SessionEvent = 'login' | 'logout' | 'expired' | 'rejected' | 'revoked' | 'evicted';
 /** The shared dependencies /readiness reports on. */
 export type Dependency = 'sessionStore' | 'cacheStore' | 'upstreamSandbox' | 'upstreamProduction';
 export type DependencyStates = Readonly<Record<Dependency, 'up' | 'down'>>;
@@ -24,6 +35,10 @@ export interface GatewayMetrics {
   close(): void;
   /** The contract's `statement_gateway_cache_lookups_total{cache, result}`. */
   cacheLookup(cache: CacheName, result: CacheResult, count?: number): void;
+  /** The contract's `statement_gateway_cache_misses_total{cache, reason}` (PDFs: one per PDF). */
+  cacheMiss(cache: CacheName, reason: MissReason, count?: number): void;
+  /** The contract's `statement_gateway_cache_purges_total{scope}`: a purge that dropped (not a dry run). */
+  cachePurge(scope: PurgeScope): void;
   /** Response-cache (statement reads) hit or miss, per operation. */
   readCacheLookup(operation: string, result: 'hit' | 'miss'): void;
   /** A cache store command that failed (the request went on uncached). */
@@ -46,7 +61,7 @@ export interface GatewayMetrics {
   graphqlError(code: string): void;
   /** An operation executed by the fast path (src/fast-path/) instead of Mesh's delegation. */
   forwarded(kind: 'query' | 'mutation'): void;
-  /** A request answered by the hot path (src/http/hot-path.ts) instead of the Yoga pipeline. */
+  /** A request answered by the hot path (src/hot-path/hot-path.ts) instead of the Yoga pipeline. */
   hotPathAnswered(): void;
   /**
    * The contract's `statement_gateway_dependency_up{dependency}`: at each scrape, the states the
@@ -61,8 +76,16 @@ export interface GatewayMetrics {
    * 2 open), read from `read` at each scrape.
    */
   watchCircuits(read: () => Iterable<readonly [Environment, number]>): void;
+  /**
+   * The contract's `statement_gateway_upstream_schema_changes{environment, severity}`,
+   * `..._checked_timestamp_seconds{environment}` and `statement_gateway_trusted_documents_invalid{environment}`,
+   * read from `read` (the upstream schema check's last results) at each scrape.
+   */
+  watchUpstreamSchema(read: () => Iterable<UpstreamSchemaGauges>): void;
   /** The contract's `statement_gateway_idempotency_total{result}`. */
   idempotency(result: IdempotencyResult): void;
+  /** `statement_gateway_front_reverifications_total{outcome}`: a drop-in credential re-verified with the upstream. */
+  frontReverification(outcome: ReverificationOutcome): void;
 }
 
 export function createMetrics(options: { readonly processMetrics?: boolean } = {}): GatewayMetrics {
@@ -70,10 +93,23 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   const processMetrics = options.processMetrics ?? true;
   if (processMetrics) collectDefaultMetrics({ register: registry });
   const stopStallWatch = processMetrics ? watchEventLoopStalls(registry) : () => undefined;
+  const watchUpstreamSchema = upstreamSchemaGauges(registry);
   const lookups = new Counter({
     name: 'statement_gateway_cache_lookups_total',
     help: 'Cache lookups by cache (definitions, statements, pdf) and result (hit, miss, stale). PDF lookups count one per PDF.',
     labelNames: ['cache', 'result'] as const,
+    registers: [registry],
+  });
+  const misses = new Counter({
+    name: 'statement_gateway_cache_misses_total',
+    help: 'Cache misses by cache and reason: cold (never held, or evicted), expired (past its TTL), bypass (Cache-Control: no-cache), invalidated (dropped by a mutation through the gateway), purged (dropped by POST /ops/cache/purge), store_down (the cache store could not be reached). PDFs count one per PDF.',
+    labelNames: ['cache', 'reason'] as const,
+    registers: [registry],
+  });
+  const purges = new Counter({
+    name: 'statement_gateway_cache_purges_total',
+    help: 'Purges through POST /ops/cache/purge that dropped cached data (dry runs are not counted), by scope.',
+    labelNames: ['scope'] as const,
     registers: [registry],
   });
   const readLookups = new Counter({
@@ -114,7 +150,7 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   });
   const sessions = new Counter({
     name: 'statement_gateway_sessions_total',
-    help: 'Browser session events: login, logout, expired (the cookie names a session the store no longer holds: past its idle or absolute end, or an unknown id), rejected (a malformed cookie, or the upstream refused the credential).',
+    help: 'Browser session events: login, logout, expired (the cookie names a session the store no longer holds: past its idle or absolute end, or an unknown id), rejected (a malformed cookie, or the upstream refused the credential), revoked (ended by its user from another session, logoutEverywhere, or the operators\' revoke), evicted (ended by a login beyond SESSION_MAX_PER_USER).',
     labelNames: ['event'] as const,
     registers: [registry],
   });
@@ -163,6 +199,12 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     labelNames: ['result'] as const,
     registers: [registry],
   });
+  const reverifications = new Counter({
+    name: 'statement_gateway_front_reverifications_total',
+    help: 'Drop-in credentials re-verified with the upstream (one request per credential about every 7 s while it is in use, passed through), by outcome: accepted, refused (401: forgotten at once), failed (no usable answer: the record still ends 10 s after the last acceptance).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   let readCircuits: () => Iterable<readonly [Environment, number]> = () => [];
   new Gauge({
     name: 'statement_gateway_upstream_circuit_state',
@@ -177,17 +219,22 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   // Zero series from the start, so rates and dashboards have every combination.
   for (const cache of ['definitions', 'statements', 'pdf'] as const) {
     for (const result of ['hit', 'miss', 'stale'] as const) lookups.labels(cache, result).inc(0);
+    for (const reason of MISS_REASONS) misses.labels(cache, reason).inc(0);
   }
-  for (const event of ['login', 'logout', 'expired', 'rejected'] as const) sessions.labels(event).inc(0);
+  for (const scope of PURGE_SCOPES) purges.labels(scope).inc(0);
+  for (const event of ['login', 'logout', 'expired', 'rejected', 'revoked', 'evicted'] as const) sessions.labels(event).inc(0);
   for (const result of ['hit', 'miss'] as const) sessionCache.labels(result).inc(0);
   for (const kind of ['query', 'mutation'] as const) forwarded.labels(kind).inc(0);
   for (const result of ['stored', 'replayed', 'in_use', 'reused'] as const) idempotency.labels(result).inc(0);
+  for (const outcome of ['accepted', 'refused', 'failed'] as const) reverifications.labels(outcome).inc(0);
   for (const environment of ['sandbox', 'production'] as const) {
     for (const outcome of ['ok', 'error'] as const) retries.labels(environment, outcome).inc(0);
   }
   return {
     registry,
     cacheLookup: (cache, result, count = 1) => lookups.labels(cache, result).inc(count),
+    cacheMiss: (cache, reason, count = 1) => misses.labels(cache, reason).inc(count),
+    cachePurge: (scope) => purges.labels(scope).inc(),
     readCacheLookup: (operation, result) => readLookups.labels(operation, result).inc(),
     cacheStoreError: (operation) => storeErrors.labels(operation).inc(),
     rateLimited: (limit) => rateLimited.labels(limit).inc(),
@@ -204,9 +251,11 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     },
     upstreamRetry: (environment, outcome) => retries.labels(environment, outcome).inc(),
     idempotency: (result) => idempotency.labels(result).inc(),
+    frontReverification: (outcome) => reverifications.labels(outcome).inc(),
     watchCircuits: (read) => {
       readCircuits = read;
     },
+    watchUpstreamSchema,
     close: stopStallWatch,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The standard GraphQL metrics (graphql-yoga's Prometheus plugin, ops/use-metrics.ts) for an
- * answer given without Yoga: the hot path's (src/http/hot-path.ts). The same series move as for
+ * answer given without Yoga: the hot path's (src/hot-path/hot-path.ts). The same series move as for
  * the same request through Yoga: the operation counted, its duration and its execution's, and the
  * HTTP duration by method and status, with the labels that plugin keeps (operationType; method,
  * statusCode). Its parse (the id's lookup), validation (done once, by the pipeline, for the

@@ -6,6 +6,8 @@ import type { LogEvents } from './log-events';
 
 export interface StoreHealth {
   readonly name: string;
+  /** Whether the last command failed (a cache miss then counts `store_down`). */
+  readonly down: boolean;
   failed(error: unknown): void;
   ok(): void;
 }
@@ -14,6 +16,9 @@ export function createStoreHealth(name: string, log: LogEvents): StoreHealth {
   let down = false;
   return {
     name,
+    get down() {
+      return down;
+    },
     failed(error) {
       if (down) return;
       down = true;

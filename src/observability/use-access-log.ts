@@ -30,7 +30,7 @@ export interface AccessLogOptions {
 export function useAccessLog({ log, clock, startedAt: started, uid: uids, operations, onBehalfOf, servedNames }: AccessLogOptions): Plugin {
   return {
     onRequest({ request }) {
-      // A request the hot path handed over (src/http/hot-path.ts) started there.
+      // A request the hot path handed over (src/hot-path/hot-path.ts) started there.
       if (!onBehalfOf.has(request) && !started.has(request)) started.set(request, clock());
     },
     onResponse({ request, response }) {

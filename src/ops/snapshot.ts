@@ -3,7 +3,8 @@
  * since the process started. The page keeps a short history and charts the differences.
  */
 import type { Registry } from 'prom-client';
-import type { CacheName, CacheResult, SessionEvent, UpstreamCallResult } from '../observability/metrics';
+import { MISS_REASONS, type CacheName, type CacheResult, type MissReason, type SessionEvent, type UpstreamCallResult } from '../observability/metrics';
+import type { UpstreamSchemaStatuses } from './upstream-schema-watch';
 
 export interface UpstreamOperationSnapshot {
   readonly environment: string;
@@ -21,6 +22,8 @@ export interface OpsSnapshot {
   /** Milliseconds since the epoch. */
   readonly at: number;
   readonly caches: Record<CacheName, Record<CacheResult, number>>;
+  /** Cache misses by cache and reason (`statement_gateway_cache_misses_total`). */
+  readonly misses: Record<CacheName, Record<MissReason, number>>;
   readonly upstream: UpstreamOperationSnapshot[];
   /** GraphQL errors by contract code. */
   readonly errors: Record<string, number>;
@@ -30,6 +33,8 @@ export interface OpsSnapshot {
   readonly requests: number;
   /** Each upstream environment's circuit on this replica: 0 closed, 1 half-open, 2 open. */
   readonly circuits: Record<string, number>;
+  /** The last upstream schema check per environment (`GET /ops/upstream-schema`), when the page was given it. */
+  readonly upstreamSchema?: UpstreamSchemaStatuses;
 }
 
 type Labels = Partial<Record<string, string | number>>;
@@ -41,7 +46,7 @@ interface MetricValue {
 
 const text = (value: string | number | undefined): string => (value === undefined ? '' : String(value));
 
-export async function opsSnapshot(registry: Registry, now: number, instance: string): Promise<OpsSnapshot> {
+export async function opsSnapshot(registry: Registry, now: number, instance: string, upstreamSchema?: UpstreamSchemaStatuses): Promise<OpsSnapshot> {
   const families = new Map<string, readonly MetricValue[]>();
   for (const family of await registry.getMetricsAsJSON()) families.set(family.name, family.values);
   const values = (name: string): readonly MetricValue[] => families.get(name) ?? [];
@@ -54,6 +59,12 @@ export async function opsSnapshot(registry: Registry, now: number, instance: str
   for (const { labels, value } of values('statement_gateway_cache_lookups_total')) {
     const cache = caches[text(labels.cache) as CacheName] as Record<string, number> | undefined;
     if (cache && text(labels.result) in cache) cache[text(labels.result)] = value;
+  }
+
+  const misses = Object.fromEntries((['definitions', 'statements', 'pdf'] as const).map((cache) => [cache, Object.fromEntries(MISS_REASONS.map((reason) => [reason, 0]))])) as OpsSnapshot['misses'];
+  for (const { labels, value } of values('statement_gateway_cache_misses_total')) {
+    const cache = misses[text(labels.cache) as CacheName] as Record<string, number> | undefined;
+    if (cache && text(labels.reason) in cache) cache[text(labels.reason)] = value;
   }
 
   const upstream = new Map<string, { environment: string; operation: string; calls: Record<UpstreamCallResult, number>; seconds: number; buckets: Map<number, number> }>();
@@ -80,13 +91,14 @@ export async function opsSnapshot(registry: Registry, now: number, instance: str
     for (const { labels, value } of values(name)) counts[text(labels[label])] = (counts[text(labels[label])] ?? 0) + value;
     return counts;
   };
-  const sessions = { login: 0, logout: 0, expired: 0, rejected: 0, ...byLabel('statement_gateway_sessions_total', 'event') };
+  const sessions = { login: 0, logout: 0, expired: 0, rejected: 0, revoked: 0, evicted: 0, ...byLabel('statement_gateway_sessions_total', 'event') };
   const requests = values('graphql_yoga_http_duration').filter((entry) => entry.metricName?.endsWith('_count')).reduce((sum, entry) => sum + entry.value, 0);
 
   return {
     instance,
     at: now,
     caches,
+    misses,
     upstream: [...upstream.values()]
       .map((entry) => ({
         environment: entry.environment,
@@ -102,5 +114,6 @@ export async function opsSnapshot(registry: Registry, now: number, instance: str
     sessions,
     requests,
     circuits: byLabel('statement_gateway_upstream_circuit_state', 'environment'),
+    ...(upstreamSchema ? { upstreamSchema } : {}),
   };
 }

@@ -15,6 +15,7 @@ import { jsonResponse } from '../errors/json-response';
 import type { Lifecycle } from '../observability/lifecycle';
 import type { DependencyStates, GatewayMetrics } from '../observability/metrics';
 import type { DependencyWatch } from './dependency-watch';
+import { useOpsEndpoint, type OpsEndpoint } from './endpoint';
 
 export interface HealthOptions {
   /** The dependencies' states, checked in the background; the first /readiness starts the checks. */
@@ -34,7 +35,8 @@ function complete(states: Partial<DependencyStates>): DependencyStates | undefin
   return { sessionStore, cacheStore, upstreamSandbox, upstreamProduction };
 }
 
-export function useHealth({ dependencies, lifecycle, metrics }: HealthOptions): Plugin {
+/** `/healthcheck` and `/readiness` (ops/endpoint.ts), on both ports when OPS_PORT is set. */
+export function healthEndpoint({ dependencies, lifecycle, metrics }: HealthOptions): OpsEndpoint {
   metrics?.observeDependencies(() => complete(dependencies.states()));
 
   const readiness = () => {
@@ -46,14 +48,14 @@ export function useHealth({ dependencies, lifecycle, metrics }: HealthOptions): 
     return jsonResponse(200, { status: degraded ? 'degraded' : 'ready', dependencies: states });
   };
 
-  return {
-    onRequest(payload) {
-      const { url } = payload;
-      if (url.pathname === '/healthcheck') {
-        payload.endResponse(jsonResponse(200, { status: 'ok' }));
-        return;
-      }
-      if (url.pathname === '/readiness') payload.endResponse(readiness());
-    },
+  return (request, _serverContext, { pathname } = new URL(request.url)) => {
+    if (pathname === '/healthcheck') return jsonResponse(200, { status: 'ok' });
+    if (pathname === '/readiness') return readiness();
+    return undefined;
   };
+}
+
+/** The same, as a plugin of the Yoga pipeline. */
+export function useHealth(options: HealthOptions): Plugin {
+  return useOpsEndpoint(healthEndpoint(options));
 }

@@ -9,6 +9,7 @@ import type { Plugin } from 'graphql-yoga';
 import { errorResponse } from '../errors';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { OpsVerdict } from './access';
+import { useOpsEndpoint, type OpsEndpoint } from './endpoint';
 
 export interface MetricsEndpointOptions {
   readonly metrics: GatewayMetrics;
@@ -17,22 +18,26 @@ export interface MetricsEndpointOptions {
   readonly path?: string;
 }
 
-export function useMetricsEndpoint({ metrics, access, path = '/metrics' }: MetricsEndpointOptions): Plugin {
-  return {
-    async onRequest(payload) {
-      const { url, request, serverContext } = payload;
-      if (url.pathname !== path || request.method !== 'GET') return;
-      const verdict = access(request, serverContext);
-      if (verdict === 'hidden') return; // the routes plugin answers 404, as for any unknown path
-      if (verdict === 'unauthorized') {
-        payload.endResponse(errorResponse(401, 'UNAUTHENTICATED', '/metrics needs the OPS_TOKEN.', { headers: { 'www-authenticate': 'Bearer realm="statement-gateway metrics"' } }));
-        return;
-      }
-      const body = await metrics.registry.metrics();
-      const contentType = metrics.registry.contentType;
-      payload.endResponse(new Response(body, { status: 200, headers: { 'content-type': contentType, 'cache-control': 'no-store' } }));
-    },
+/** `GET /metrics` (ops/endpoint.ts): on OPS_PORT when it is set, else on the traffic port. */
+export function metricsEndpoint({ metrics, access, path = '/metrics' }: MetricsEndpointOptions): OpsEndpoint {
+  const scrape = async () => {
+    const body = await metrics.registry.metrics();
+    return new Response(body, { status: 200, headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' } });
   };
+  return (request, serverContext, { pathname } = new URL(request.url)) => {
+    if (pathname !== path || request.method !== 'GET') return undefined;
+    const verdict = access(request, serverContext);
+    if (verdict === 'hidden') return undefined; // 404, as for any unknown path
+    if (verdict === 'unauthorized') {
+      return errorResponse(401, 'UNAUTHENTICATED', '/metrics needs the OPS_TOKEN.', { headers: { 'www-authenticate': 'Bearer realm="statement-gateway metrics"' } });
+    }
+    return scrape();
+  };
+}
+
+/** The same, as a plugin of the Yoga pipeline. */
+export function useMetricsEndpoint(options: MetricsEndpointOptions): Plugin {
+  return useOpsEndpoint(metricsEndpoint(options));
 }
 
 /**

@@ -26,11 +26,16 @@ export interface ParseCachesOptions {
 /** A syntax tree node with its location and tokens (graphql 16 parsing with locations, as Yoga does). */
 const BYTES_PER_NODE = 320;
 
-/** Estimated memory of a parsed document: its source text (UTF-16) and its nodes. */
-export function documentBytes(document: DocumentNode, source: string): number {
+/**
+ * Estimated memory of a parsed document: its source text (UTF-16) and its nodes. The count stops
+ * once the estimate passes `stopAbove`: a document larger than the whole cache (the drop-in
+ * front's bulk adds have hundreds of thousands of nodes) is not kept, whatever its exact size.
+ */
+export function documentBytes(document: DocumentNode, source: string, stopAbove = Number.POSITIVE_INFINITY): number {
   let nodes = 0;
   const stack: unknown[] = [document];
   while (stack.length > 0) {
+    if (source.length * 2 + nodes * BYTES_PER_NODE > stopAbove) break;
     const value = stack.pop();
     if (Array.isArray(value)) {
       for (const item of value) stack.push(item);
@@ -44,7 +49,7 @@ export function documentBytes(document: DocumentNode, source: string): number {
 
 export function createParseCaches({ maxDocumentBytes = 32 * 1024 * 1024, maxErrorBytes = 4 * 1024 * 1024, maxEntries = 1_024 }: ParseCachesOptions = {}): ParseCaches {
   const ttl = 3_600_000;
-  const documents = new LRUCache<string, DocumentNode>({ max: maxEntries, ttl, maxSize: maxDocumentBytes, sizeCalculation: (document, source) => Math.max(1, documentBytes(document, source)) });
+  const documents = new LRUCache<string, DocumentNode>({ max: maxEntries, ttl, maxSize: maxDocumentBytes, sizeCalculation: (document, source) => Math.max(1, documentBytes(document, source, maxDocumentBytes)) });
   // An error holds its source: the text's size plus the error itself.
   const errors = new LRUCache<string, object>({ max: maxEntries, ttl, maxSize: maxErrorBytes, sizeCalculation: (_error, source) => source.length * 2 + 1_024 });
   return {

@@ -12,7 +12,8 @@
  * The figures admit every document the gateway's clients and tests send, including the full
  * statementDefinitions selection, with room to spare; bulk adds of more than ~100 statements
  * written inline exceed the token limit and should pass their statements as variables (tokens in
- * variables are not counted; the body limit bounds them).
+ * variables are not counted; the body limit bounds them). The drop-in front passes its own sizes
+ * (`tokens`, `selections`, `maxQueryBytes`: src/drop-in/front-limits.ts), the upstream's.
  */
 import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
@@ -20,7 +21,7 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { NoSchemaIntrospectionCustomRule, type GraphQLError, type ValidationRule } from 'graphql';
+import { Kind, NoSchemaIntrospectionCustomRule, type DocumentNode, type GraphQLError, type SelectionSetNode, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError, type GatewayError } from '../errors';
 import { usePdfAnswerLimit } from './pdf-answer-limit';
@@ -57,10 +58,29 @@ export interface QueryLimitsOptions {
   readonly introspectionAllowed?: (request: Request) => boolean;
   /** MAX_QUERY_BYTES: longer query texts (in UTF-8 bytes) are refused unparsed. */
   readonly maxQueryBytes: number;
+  /** Tokens a document may have (default QUERY_LIMITS.tokens): the drop-in front's admit bulk statements written inline. */
+  readonly tokens?: number;
+  /**
+   * Selections (fields, fragment spreads, inline fragments) a document may have, counted after
+   * parsing and before validation: needed where `tokens` admits more selections than validation
+   * can compare pairwise in a bounded time. None unless given (the default token limit bounds them).
+   */
+  readonly selections?: number;
+  /**
+   * "Did you mean ...?" in validation messages (default false: they would map the schema for a
+   * caller who may not introspect it). The drop-in front keeps them, as the upstream, whose schema
+   * is public, words its own.
+   */
+  readonly fieldSuggestions?: boolean;
+  /**
+   * Whether the list ends with the PDFs-per-answer limit (usePdfAnswerLimit, default true): false
+   * for a list that places it itself (the gateway's, which names each onExecute plugin it has).
+   */
+  readonly pdfAnswerLimit?: boolean;
 }
 
 /** QUERY_TOO_COMPLEX for a query text over `maxBytes` (UTF-8), else undefined. */
-export function queryTextRefusal(query: string, maxBytes: number): GatewayError | undefined {
+export function queryLengthRefusal(query: string, maxBytes: number): GatewayError | undefined {
   // At most 3 bytes per UTF-16 unit: most texts are decided without counting.
   if (query.length * 3 <= maxBytes) return undefined;
   if (query.length <= maxBytes && Buffer.byteLength(query, 'utf8') <= maxBytes) return undefined;
@@ -99,11 +119,44 @@ function useNoBatches(): Plugin {
   };
 }
 
+const SELECTION_KINDS: ReadonlySet<string> = new Set([Kind.FIELD, Kind.FRAGMENT_SPREAD, Kind.INLINE_FRAGMENT]);
+
+/** Whether a document has more than `max` selections, in all its operations and fragments (one walk, no visitor). */
+export function selectionsOver(document: DocumentNode, max: number): boolean {
+  let count = 0;
+  const sets: SelectionSetNode[] = [];
+  for (const definition of document.definitions) if ('selectionSet' in definition && definition.selectionSet) sets.push(definition.selectionSet);
+  for (let set = sets.pop(); set; set = sets.pop()) {
+    for (const selection of set.selections) {
+      if (SELECTION_KINDS.has(selection.kind) && ++count > max) return true;
+      if ('selectionSet' in selection && selection.selectionSet) sets.push(selection.selectionSet);
+    }
+  }
+  return false;
+}
+
+export function selectionsRefusal(max: number): GatewayError {
+  return gatewayError('QUERY_TOO_COMPLEX', `Query too complex: more than ${max} selections.`);
+}
+
+/** Refuses a parsed document over `max` selections, before validation compares them. */
+function useSelectionLimit(max: number): Plugin {
+  return {
+    onParse() {
+      return ({ result, replaceParseResult }) => {
+        // envelop types the parse result loosely: a DocumentNode, or the Error the parse threw.
+        const parsed = result as DocumentNode | Error | null;
+        if (parsed && !(parsed instanceof Error) && selectionsOver(parsed, max)) replaceParseResult(selectionsRefusal(max));
+      };
+    },
+  };
+}
+
 /** Refuses a query text over `maxBytes` before Yoga parses (or caches) it. */
 function useQueryTextLimit(maxBytes: number): Plugin {
   return {
     onParams({ params, setResult }) {
-      const refusal = typeof params.query === 'string' ? queryTextRefusal(params.query, maxBytes) : undefined;
+      const refusal = typeof params.query === 'string' ? queryLengthRefusal(params.query, maxBytes) : undefined;
       if (refusal) setResult({ errors: [refusal] });
     },
   };
@@ -113,15 +166,17 @@ export function useQueryLimits(options: QueryLimitsOptions): Plugin[] {
   const plugins: Plugin[] = [
     useNoBatches(),
     useQueryTextLimit(options.maxQueryBytes),
-    maxTokensPlugin({ n: QUERY_LIMITS.tokens, ...ARMOR_REFUSAL }),
+    maxTokensPlugin({ n: options.tokens ?? QUERY_LIMITS.tokens, ...ARMOR_REFUSAL }),
     {
       onValidate({ addValidationRule }) {
         for (const rule of queryLimitRules()) addValidationRule(rule);
       },
     },
-    blockFieldSuggestionsPlugin(),
-    usePdfAnswerLimit(),
   ];
+  // Before validation runs (onParse), whatever their place in the list.
+  if (options.selections !== undefined) plugins.push(useSelectionLimit(options.selections));
+  if (!options.fieldSuggestions) plugins.push(blockFieldSuggestionsPlugin());
+  if (options.pdfAnswerLimit !== false) plugins.push(usePdfAnswerLimit());
   if (!options.introspection) {
     plugins.push({
       onValidate({ addValidationRule, context }) {

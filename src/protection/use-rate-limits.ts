@@ -7,6 +7,10 @@
  * pass-through request's CPU (bench/README.md); the anonymous limit counts the same way
  * (use-anonymous-limit.ts). Fails open (the counters: while Redis is away each replica counts
  * for itself). Service accounts have their own `requestsPerMinute`, checked with their API key.
+ *
+ * One of the gateway's execute steps (src/gateway/execute-steps.ts): the hot path asks the same
+ * plugin's `hit`, which counts once per request, so a request the hot path hands to the pipeline
+ * (refused, or answered with errors) is not counted twice.
  */
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimit } from '../config';
@@ -25,20 +29,21 @@ export interface RateLimitsOptions {
   readonly metrics: GatewayMetrics;
   /** The executed operation of each request (request/executed.ts). */
   readonly operations: RequestSlot<ExecutedOperation>;
-  /** The hit the hot path already counted for a request it handed over (src/http/hot-path.ts). */
-  readonly decided?: DecidedLimits;
 }
 
-/** A request's RATE_LIMIT_SESSION hit, counted once by whichever caller took the step first. */
-export class DecidedLimits extends RequestSlot<Promise<RateDecision>> {}
-
-/** The step itself: an operation of `weight` root fields against the identity's counter. */
-export function hitSessionLimit(counters: RateLimitStore, limit: RateLimit, key: string, weight: number): Promise<RateDecision> {
-  return counters.hit(key, limit.max, limit.windowMs, weight);
+export interface RateLimitsPlugin extends Plugin<IdentityContext> {
+  /**
+   * The request's hit on the identity's counter `key`, an operation of `weight` root fields:
+   * counted the first time it is asked for the request, by whichever caller asks first.
+   */
+  hit(request: Request, key: string, weight: number): Promise<RateDecision>;
 }
 
-export function useRateLimits({ limit, counters, log, metrics, operations, decided }: RateLimitsOptions): Plugin<IdentityContext> {
+export function useRateLimits({ limit, counters, log, metrics, operations }: RateLimitsOptions): RateLimitsPlugin {
+  const decisions = new RequestSlot<Promise<RateDecision>>();
+  const hit = (request: Request, key: string, weight: number) => decisions.ensure(request, () => counters.hit(key, limit.max, limit.windowMs, weight));
   return {
+    hit,
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue;
       const executed = operations.get(context.request);
@@ -46,7 +51,7 @@ export function useRateLimits({ limit, counters, log, metrics, operations, decid
       // account, which has a limit of its own.
       const key = context.identity?.rateLimitKey;
       if (!executed || key === undefined) return;
-      const decision = await (decided?.get(context.request) ?? hitSessionLimit(counters, limit, key, executed.fields.length));
+      const decision = await hit(context.request, key, executed.fields.length);
       if (!decision.allowed) setResultAndStopExecution({ errors: [overLimit({ log, metrics }, 'session', decision)] });
     },
   };

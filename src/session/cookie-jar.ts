@@ -18,7 +18,7 @@ export class SetCookies extends RequestSlot<string[]> {
 export function useSessionCookies({ setCookies: jars }: { readonly setCookies: SetCookies }): Plugin {
   return {
     onRequest({ request }) {
-      // A request the hot path handed over (src/http/hot-path.ts) may have one already.
+      // A request the hot path handed over (src/hot-path/hot-path.ts) may have one already.
       jars.ensure(request, () => []);
     },
     onResponse({ request, response }) {

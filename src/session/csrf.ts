@@ -4,7 +4,8 @@
  * Origin check refuses what a browser labels as coming from elsewhere.
  */
 
-export interface CsrfOptions {
+/** The deployment's origins and proxies, as the check reads them. */
+export interface CsrfCheckOptions {
   /** Extra browser origins allowed to call with a cookie (ALLOWED_ORIGINS). */
   readonly allowedOrigins: readonly string[];
   /** How many proxy hops' X-Forwarded-* headers to trust (TRUST_PROXY); 0 ignores them. */
@@ -36,7 +37,7 @@ export function ownOrigin(request: Request, trustProxy: number): string | undefi
   }
 }
 
-export function checkCsrf(request: Request, options: CsrfOptions): CsrfVerdict {
+export function checkCsrf(request: Request, options: CsrfCheckOptions): CsrfVerdict {
   if (!request.headers.get('x-csrf')?.trim()) return { ok: false, reason: 'missing-header' };
   return checkOrigin(request, options);
 }
@@ -45,7 +46,7 @@ export function checkCsrf(request: Request, options: CsrfOptions): CsrfVerdict {
  * The origin check alone, for what a browser sends without a script (a download link cannot add
  * X-CSRF): no Origin, the gateway's own or an allowed one passes; any other is refused.
  */
-export function checkOrigin(request: Request, options: CsrfOptions): CsrfVerdict {
+export function checkOrigin(request: Request, options: CsrfCheckOptions): CsrfVerdict {
   const origin = request.headers.get('origin');
   if (origin === null) return { ok: true };
   if (options.allowedOrigins.includes(origin)) return { ok: true };

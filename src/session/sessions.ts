@@ -4,19 +4,24 @@
  * The seal binds the record, uid, environment and absolute end (credentials/cipher.ts): a record
  * whose uid, environment or absolute end was edited in the store does not open, and is deleted,
  * so write access to Redis cannot extend a session or move it to another person.
- * The store key stays a plain SHA-256 of the id: the id is 256 random bits, so its hash lets
+ * The store key is a plain SHA-256 of the cookie: its id is 256 random bits, so its hash lets
  * nobody test a guess, and every live session keeps its key across a CREDENTIAL_KEY rotation.
+ * The cookie also names the session's user (a keyed name, session-index.ts), which puts the
+ * session on its user's index and hash tag; a cookie of the id alone is a session made before.
  */
 import { hash, randomBytes } from 'node:crypto';
 import type { Environment } from '../environment';
 import { isLegacySealed, type CredentialCipher } from '../credentials/cipher';
+import type { DerivedKeys } from '../derived-keys';
 import type { UpstreamCredential } from '../upstream/credential';
 import type { SessionCache } from './session-cache';
-import type { PeekResult, SessionStore, TouchResult } from './session-store';
+import { MAX_USER_AGENT, userIndexKey, userName, userNames, type IndexedSessionStore } from './session-index';
+import type { PeekResult, SessionRecord, TouchResult } from './session-store';
 
 /** 256 bits from the CSPRNG, base64url (43 characters). */
 const ID_BYTES = 32;
-const ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** `<user>.<id>`, or the id alone (a session made before indexes). */
+const ID_PATTERN = /^(?:[A-Za-z0-9_-]{22}\.)?[A-Za-z0-9_-]{43}$/;
 /** How long a rolling restart may take: older replicas still seal sessions the old way meanwhile. */
 const LEGACY_ROLLOUT_MS = 60 * 60_000;
 
@@ -29,6 +34,8 @@ export interface ActiveSession {
   /** The sealed credential as stored, for compare-and-set on rotation. */
   readonly sealed: string;
   readonly absoluteExpiresAt: number;
+  /** Epoch ms of the login. */
+  readonly createdAt: number;
   /**
    * When the session ends unless a request arrives first: the last store touch (this request's,
    * or the one a session-cache entry came from) plus the idle timeout, never past the absolute end.
@@ -40,18 +47,43 @@ export type ResolveResult =
   | { readonly status: 'active'; readonly session: ActiveSession; /** From the session cache: the store was not asked. */ readonly cached?: true }
   | { readonly status: 'expired' | 'missing' | 'malformed' };
 
+/** A live session of a user's index, confirmed by its record: what `sessions` lists. */
+export interface ListedSession {
+  readonly key: string;
+  readonly createdAt: number;
+  readonly lastSeenAt: number;
+  readonly userAgent?: string;
+}
+
+/** A session ended by key (the list, a revoke, the cap): whose it was, to sign it out upstream. */
+export interface TakenSession {
+  readonly environment: Environment;
+  readonly uid: string;
+  readonly credential: UpstreamCredential;
+}
+
 export interface SessionsOptions {
-  readonly store: SessionStore;
+  readonly store: IndexedSessionStore;
   readonly cipher: CredentialCipher;
   readonly idleMs: number;
   readonly absoluteMs: number;
   readonly clock?: () => number;
   /** Resolved sessions remembered for a moment (see session-cache); none: every request asks the store. */
   readonly cache?: SessionCache<ActiveSession>;
+  /** Names each user's index and session keys, MACs what the list shows and makes its ids. */
+  readonly keys: DerivedKeys;
+  /**
+   * SESSION_MAX_PER_USER (default 10): live sessions one upstream user may hold; a login beyond it
+   * ends the least recently used (a stolen password cannot pile up sessions unseen).
+   */
+  readonly maxPerUser?: number;
 }
 
-export function sessionKey(id: string): string {
-  return `sgw:session:${hash('sha256', id, 'base64url')}`;
+/** The store key of a cookie's session: `sgw:session:{<user>}:<hash>`, or `sgw:session:<hash>` for a cookie of the id alone. */
+export function sessionKey(cookie: string): string {
+  const dot = cookie.indexOf('.');
+  const digest = hash('sha256', cookie, 'base64url');
+  return dot < 0 ? `sgw:session:${digest}` : `sgw:session:{${cookie.slice(0, dot)}}:${digest}`;
 }
 
 /** How the audit trail names a session (by its store key): short, and never the id. */
@@ -73,24 +105,33 @@ export class Sessions {
     this.legacyEnd = this.clock() + options.absoluteMs + LEGACY_ROLLOUT_MS;
   }
 
-  get store(): SessionStore {
+  get store(): IndexedSessionStore {
     return this.options.store;
   }
 
-  /** Creates a session and returns its id (for the cookie) and the session. */
-  async create(environment: Environment, credential: UpstreamCredential): Promise<{ id: string; session: ActiveSession }> {
-    const id = randomBytes(ID_BYTES).toString('base64url');
+  /**
+   * Creates a session and returns its id (for the cookie), the session, and the keys of the user's
+   * sessions beyond the cap, least recently used first, for the caller to end (user-sessions.ts).
+   */
+  async create(
+    environment: Environment,
+    credential: UpstreamCredential,
+    { userAgent }: { readonly userAgent?: string | null } = {},
+  ): Promise<{ id: string; session: ActiveSession; beyondCap: readonly string[] }> {
+    const id = `${userName(this.options.keys, environment, credential.uid)}.${randomBytes(ID_BYTES).toString('base64url')}`;
     const key = sessionKey(id);
     const now = this.clock();
     const absoluteExpiresAt = now + this.options.absoluteMs;
     const sealed = this.options.cipher.seal(credential, { record: key, environment, uid: credential.uid, absoluteExpiresAt });
-    await this.options.store.create(
-      key,
-      { uid: credential.uid, environment, credential: sealed, createdAt: now, absoluteExpiresAt },
-      this.options.idleMs,
-    );
+    const agent = userAgent ? userAgent.slice(0, MAX_USER_AGENT) : undefined;
+    const record: SessionRecord = {
+      uid: credential.uid, environment, credential: sealed, createdAt: now, absoluteExpiresAt,
+      ...(agent ? { userAgent: agent } : {}),
+      listingMac: this.listingMac(key, now, agent),
+    };
+    const beyondCap = await this.options.store.create(key, record, this.options.idleMs, this.options.maxPerUser ?? 10);
     const idleExpiresAt = Math.min(absoluteExpiresAt, now + this.options.idleMs);
-    return { id, session: { key, uid: credential.uid, environment, credential, sealed, absoluteExpiresAt, idleExpiresAt } };
+    return { id, session: { key, uid: credential.uid, environment, credential, sealed, absoluteExpiresAt, createdAt: now, idleExpiresAt }, beyondCap };
   }
 
   /**
@@ -140,6 +181,7 @@ export class Sessions {
         credential,
         sealed: record.credential,
         absoluteExpiresAt,
+        createdAt: record.createdAt,
         idleExpiresAt: Math.min(absoluteExpiresAt, idleEnd),
       },
     };
@@ -165,6 +207,59 @@ export class Sessions {
 
   async end(session: Pick<ActiveSession, 'key'>): Promise<void> {
     await this.changing(session.key, () => this.options.store.delete(session.key));
+  }
+
+  /**
+   * A user's live sessions, most recently used first: those their index names (under
+   * CREDENTIAL_KEY and each previous key, whose sessions keep their names) whose record opens as
+   * this user's and shows what the gateway wrote. An entry that does not is not listed.
+   */
+  async listed(environment: Environment, uid: string): Promise<ListedSession[]> {
+    const now = this.clock();
+    const indexes = userNames(this.options.keys, environment, uid).map(userIndexKey);
+    const found = (await Promise.all(indexes.map((index) => this.options.store.indexed(index, now)))).flat();
+    const listed = found.flatMap(({ key, record, lastSeenAt }): ListedSession[] => {
+      if (record.uid !== uid || record.environment !== environment) return [];
+      if (!record.listingMac || !this.options.keys.verify('sessions', record.listingMac, 'listing', key, String(record.createdAt), record.userAgent ?? '')) return [];
+      try {
+        this.options.cipher.open(record.credential, { record: key, environment, uid, absoluteExpiresAt: record.absoluteExpiresAt });
+      } catch {
+        return [];
+      }
+      return [{ key, createdAt: record.createdAt, lastSeenAt, ...(record.userAgent ? { userAgent: record.userAgent } : {}) }];
+    });
+    return listed.sort((a, b) => b.lastSeenAt - a.lastSeenAt);
+  }
+
+  /**
+   * Ends a session by its key (the list, a revoke, the cap), dropped by every replica's cache;
+   * whose it was, to sign it out upstream. Undefined when it had already ended (someone else took
+   * it: they sign it out) or its record does not open (nothing to sign out).
+   */
+  async take(key: string): Promise<TakenSession | undefined> {
+    const record = await this.changing(key, () => this.options.store.take(key));
+    if (!record) return undefined;
+    const { environment, uid, absoluteExpiresAt } = record;
+    try {
+      return { environment, uid, credential: this.options.cipher.open(record.credential, { record: key, environment, uid, absoluteExpiresAt }) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The id `sessions` shows for a session: a MAC of its key, which opens nothing and names it to its user only. */
+  handleOf(key: string): string {
+    return this.options.keys.mac('sessions', 'handle', key);
+  }
+
+  /** Whether `handle` is the id of the session `key` (under any configured key). */
+  isHandleOf(handle: string, key: string): boolean {
+    return this.options.keys.verify('sessions', handle, 'handle', key);
+  }
+
+  /** What the list shows of a session (its login time, its user agent), bound to its key. */
+  private listingMac(key: string, createdAt: number, userAgent: string | undefined): string {
+    return this.options.keys.mac('sessions', 'listing', key, String(createdAt), userAgent ?? '');
   }
 
   /** A store write to a session; every replica's cached copy is dropped, whether it succeeded or not. */

@@ -2,13 +2,17 @@
  * The CSRF/origin check (csrf.ts) before anything acts on a browser's behalf: every request with
  * the session cookie, and every `login` (login CSRF). The drop-in front's API clients carry their
  * own credential, never a cookie the browser adds: their requests are exempt.
+ *
+ * One of the gateway's execute steps (src/gateway/execute-steps.ts): the hot path asks the same
+ * plugin's `verdictOf`, which decides once per request, so a request the hot path hands to the
+ * pipeline is not checked twice.
  */
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
 import { checkCsrf, csrfLogFields, csrfMessage, type CsrfVerdict } from './csrf';
 import type { ExecutedOperation } from '../request/executed';
-import type { RequestSlot } from '../request/slot';
+import { RequestSlot } from '../request/slot';
 import type { SessionCookies } from './cookie';
 
 export interface CsrfOptions {
@@ -24,26 +28,29 @@ export interface CsrfOptions {
   readonly sessionCookies: SessionCookies;
 }
 
-export type CsrfStepOptions = Pick<CsrfOptions, 'allowedOrigins' | 'trustProxy' | 'cookieSecure' | 'sessionCookies'>;
-
-/**
- * The step itself, for both callers (this plugin, the hot path in src/http/hot-path.ts): the
- * verdict for a request with the session cookie or a `login`, undefined for any other.
- */
-export function csrfStep(request: Request, executed: ExecutedOperation, { allowedOrigins, trustProxy, cookieSecure, sessionCookies }: CsrfStepOptions): CsrfVerdict | undefined {
-  const cookie = sessionCookies.of(request, cookieSecure);
-  if (cookie === undefined && !executed.fields.some((field) => field.name.value === 'login')) return undefined;
-  return checkCsrf(request, { allowedOrigins, trustProxy });
+export interface CsrfPlugin extends Plugin<{ readonly request: Request }> {
+  /**
+   * The verdict for a request with the session cookie or a `login`, undefined for any other;
+   * decided the first time it is asked for the request, by whichever caller asks first.
+   */
+  verdictOf(request: Request, executed: ExecutedOperation): CsrfVerdict | undefined;
 }
 
-export function useCsrf(options: CsrfOptions): Plugin<{ readonly request: Request }> {
-  const { log, exempt, operations } = options;
+export function useCsrf({ allowedOrigins, trustProxy, cookieSecure, log, exempt, operations, sessionCookies }: CsrfOptions): CsrfPlugin {
+  const verdicts = new RequestSlot<CsrfVerdict | undefined>();
+  const verdictOf = (request: Request, executed: ExecutedOperation) =>
+    verdicts.ensure(request, () => {
+      const cookie = sessionCookies.of(request, cookieSecure);
+      if (cookie === undefined && !executed.fields.some((field) => field.name.value === 'login')) return undefined;
+      return checkCsrf(request, { allowedOrigins, trustProxy });
+    });
   return {
+    verdictOf,
     onExecute({ args, setResultAndStopExecution }) {
       const request = args.contextValue.request;
       const executed = operations.get(request);
       if (!executed || exempt(request)) return;
-      const verdict = csrfStep(request, executed, options);
+      const verdict = verdictOf(request, executed);
       if (!verdict || verdict.ok) return;
       log.csrfRefused(csrfLogFields(verdict));
       setResultAndStopExecution({ errors: [gatewayError('CSRF_CHECK_FAILED', csrfMessage(verdict))] });

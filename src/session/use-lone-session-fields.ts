@@ -11,7 +11,7 @@
  * mutation's included, so refusing it would refuse their every login.
  *
  * One step, in the Yoga pipeline's execute phase, first after the executed operation is known.
- * The hot path (src/http/hot-path.ts) never carries such an operation: it answers only queries of
+ * The hot path (src/hot-path/hot-path.ts) never carries such an operation: it answers only queries of
  * upstream fields (fast-path/hot-documents.ts), and these fields are the gateway's own mutations.
  */
 import type { Plugin } from 'graphql-yoga';

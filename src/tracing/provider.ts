@@ -5,6 +5,7 @@
  * gateway without an endpoint loads none of it. Export runs in the batch processor's background:
  * a slow or dead collector drops spans (the queue is bounded), it never holds a request.
  */
+import type { Agent } from 'node:http';
 import { ROOT_CONTEXT, type Context, type TextMapGetter, type TextMapSetter, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
@@ -24,6 +25,14 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+export interface TracingOptions {
+  /**
+   * The node:http(s) agent the exporter posts with, per protocol (`http:`, `https:`): the egress
+   * proxy's (src/upstream/egress.ts). Without it, the exporter's own keep-alive agent.
+   */
+  readonly agentFor?: (protocol: string) => Promise<Agent>;
+}
+
 /** How long the shutdown may wait for the last batch. */
 const SHUTDOWN_BOUND_MS = 2_000;
 
@@ -39,8 +48,9 @@ function samplerOf(config: TracingConfig): Sampler {
   }
 }
 
-async function exporterOf(config: TracingConfig): Promise<SpanExporter> {
-  const options = { url: config.tracesUrl, headers: { ...config.headers } };
+async function exporterOf(config: TracingConfig, { agentFor }: TracingOptions): Promise<SpanExporter> {
+  // The exporter sends with node:http, not undici: an agent is its public way to a proxy.
+  const options = { url: config.tracesUrl, headers: { ...config.headers }, ...(agentFor ? { httpAgentOptions: agentFor } : {}) };
   // Loaded only when tracing is on: a gateway without an endpoint pays nothing for the exporters.
   if (config.protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options);
   return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
@@ -52,13 +62,13 @@ const getter: TextMapGetter<Readonly<Record<string, string | string[] | undefine
 };
 const setter: TextMapSetter<Headers> = { set: (carrier, key, value) => carrier.set(key, value) };
 
-export async function createTracing(config: TracingConfig, contexts: TraceContexts): Promise<Tracing> {
+export async function createTracing(config: TracingConfig, contexts: TraceContexts, options: TracingOptions = {}): Promise<Tracing> {
   const provider = new BasicTracerProvider({
     // Only the service and the SDK's own attributes: no host, process or environment detectors
     // (a command line or an environment variable may carry a secret).
     resource: defaultResource().merge(resourceFromAttributes({ 'service.name': config.serviceName })),
     sampler: samplerOf(config),
-    spanProcessors: [new BatchSpanProcessor(await exporterOf(config), { scheduledDelayMillis: config.scheduleDelayMs })],
+    spanProcessors: [new BatchSpanProcessor(await exporterOf(config, options), { scheduledDelayMillis: config.scheduleDelayMs })],
   });
   const propagator = new W3CTraceContextPropagator();
   let stopped: Promise<void> | undefined;

@@ -5,8 +5,9 @@
  * no header, and no more of the path than the gateway's own route template (`GET
  * /statements/{otxId}/pdf`, never the otxId): a path holds what a client chose (an id, an e-mail,
  * a made-up path), which the contract keeps out of spans and which would make routes countless. A
- * path that matches no route (or that the edge refuses) has no `http.route` and keeps only its
- * first segment in `url.path`.
+ * path that matches no route (or that the edge refuses) has no `http.route`, and keeps its first
+ * segment in `url.path` only when that segment begins one of the gateway's own routes (`/statements`
+ * of a mistyped PDF path): any other first segment is the client's own choice (`/demo@example.com`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -17,6 +18,8 @@ import type { Tracing } from './provider';
 export interface TraceRequestsOptions {
   /** The gateway's route template a (checked) path belongs to, or undefined (src/gateway/route-templates.ts). */
   readonly routeOf: (path: string) => string | undefined;
+  /** The first segments of the gateway's routes (`/graphql`, `/statements`, ...): all an unmatched path may keep. */
+  readonly firstSegments: ReadonlySet<string>;
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);
@@ -39,13 +42,14 @@ export function firstSegmentOf(target: string | undefined): string | undefined {
   return (end === -1 ? target : target.slice(0, end + 1)).slice(0, MAX_SEGMENT);
 }
 
-export function traceRequests(tracing: Tracing, { routeOf }: TraceRequestsOptions, next: (req: IncomingMessage, res: ServerResponse) => void) {
+export function traceRequests(tracing: Tracing, { routeOf, firstSegments }: TraceRequestsOptions, next: (req: IncomingMessage, res: ServerResponse) => void) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const method = methodOf(req.method);
     // The same reading as the edge's: a target it refuses matches no route.
     const target = readRequest(req);
     const route = 'path' in target ? routeOf(target.path) : undefined;
-    const path = route ?? firstSegmentOf(req.url);
+    const first = route ? undefined : firstSegmentOf(req.url);
+    const path = route ?? (first !== undefined && firstSegments.has(first) ? first : undefined);
     const server = tracing.tracer.startSpan(
       route ? `${method} ${route}` : method,
       { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, ...(path === undefined ? {} : { 'url.path': path }), ...(route ? { 'http.route': route } : {}) } },

@@ -9,8 +9,10 @@
  * A timeout alone does not blame the upstream: one caller's heavy reads (many PDFs at once) can
  * outlast UPSTREAM_TIMEOUT_MS while the upstream answers everybody else, and counting them would let
  * that one caller open the circuit for every user. So a timed-out call is reported with what a
- * probe of the upstream found (probe.ts): it counts as failed only if the probe failed as well.
- * Refused or reset connections and 5xx answers are the upstream's own word and count as they are.
+ * probe of the upstream found (probe.ts): it counts as failed only if the probe failed as well. So
+ * does a 500 (or another 5xx but 502/503/504): an input that crashes the upstream's handler, sent
+ * ten times by one caller, says nothing of everyone else's calls. Refused or reset connections and
+ * 502/503/504, the word of the proxies and balancers in front of the upstream, count as they are.
  */
 
 /** The gauge's values: 0 closed, 1 half-open, 2 open. */

@@ -15,7 +15,7 @@
 import { setMaxListeners } from 'node:events';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { Environment } from '../environment';
 import { gatewayError, type GatewayError } from '../errors';
 import type { LogEvents } from '../observability/log-events';
@@ -44,6 +44,8 @@ export interface UpstreamFetchOptions {
   readonly metrics: GatewayMetrics;
   /** Retries and the circuit per environment (resilience.ts); without it each call is made once. */
   readonly resilience?: UpstreamResilience;
+  /** The egress proxy's dispatcher (egress.ts); without it, undici's global one. */
+  readonly dispatcher?: Dispatcher;
 }
 
 /** Statuses whose answers carry no body (the Response constructor refuses one for them). */
@@ -159,13 +161,14 @@ async function readBounded(body: AnswerBody, declared: string | string[] | undef
 }
 
 /** One upstream call with undici, answered as a Response whose body was read whole (at most `maxBytes`). */
-async function undiciFetch(url: string, init: RequestInit, maxBytes: number): Promise<Response> {
+async function undiciFetch(url: string, init: RequestInit, maxBytes: number, dispatcher: Dispatcher | undefined): Promise<Response> {
   const body = requestBody(init.body);
   const answer = await request(url, {
     method: (init.method ?? 'GET').toUpperCase() as 'GET',
     headers: { ...DEFAULT_REQUEST_HEADERS, ...headerRecord(init.headers) },
     ...(body === undefined ? {} : { body }),
     ...(init.signal ? { signal: init.signal } : {}),
+    ...(dispatcher ? { dispatcher } : {}),
   });
   const bytes = await readBounded(answer.body, answer.headers['content-length'], maxBytes);
   const headers = new Headers();
@@ -186,7 +189,7 @@ async function undiciFetch(url: string, init: RequestInit, maxBytes: number): Pr
  */
 type Attempt =
   | { readonly response: Response }
-  | { readonly error: GatewayError; readonly blame: 'upstream' | 'timeout' | 'caller' | 'answered'; readonly retryable: boolean; readonly retryAfterMs?: number };
+  | { readonly error: GatewayError; readonly blame: 'upstream' | 'timeout' | 'suspect' | 'caller' | 'answered'; readonly retryable: boolean; readonly retryAfterMs?: number };
 
 /** Answers that say "try again" without having done anything (a 500 may have run the operation). */
 const RETRYABLE_STATUSES = new Set([502, 503, 504]);
@@ -229,7 +232,7 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
       let response: Response;
       try {
         // The whole answer is read inside (undiciFetch), so the timeout covers the body as well.
-        response = await undiciFetch(url, { ...init, signal: controller.signal }, options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
+        response = await undiciFetch(url, { ...init, signal: controller.signal }, options.maxAnswerBytes ?? MAX_ANSWER_BYTES, options.dispatcher);
       } catch (error) {
         if (error instanceof AnswerTooLarge) {
           observe('error');
@@ -249,7 +252,9 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
         await response.body?.cancel().catch(() => undefined);
         options.log.upstreamFailed({ ...call, reason: 'status', status: response.status });
         const wait = retryAfterMs(response.headers.get('retry-after'), Date.now());
-        return { error: gatewayError('UPSTREAM_UNAVAILABLE'), blame: 'upstream', retryable: RETRYABLE_STATUSES.has(response.status), ...(wait === undefined ? {} : { retryAfterMs: wait }) };
+        // A 500 may be one caller's input crashing one request: judged as a timeout is (circuit.ts).
+        const blame = RETRYABLE_STATUSES.has(response.status) ? 'upstream' : 'suspect';
+        return { error: gatewayError('UPSTREAM_UNAVAILABLE'), blame, retryable: RETRYABLE_STATUSES.has(response.status), ...(wait === undefined ? {} : { retryAfterMs: wait }) };
       }
       observe('ok');
       return { response };
@@ -268,7 +273,7 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): UpstreamFetc
           : undefined;
         if (delay === undefined) {
           if (outcome.blame === 'upstream') admission.failed();
-          else if (outcome.blame === 'timeout') admission.timedOut();
+          else if (outcome.blame === 'timeout' || outcome.blame === 'suspect') admission.timedOut();
           else if (outcome.blame === 'answered') admission.succeeded();
           else admission.released();
           throw outcome.error;

@@ -9,7 +9,7 @@
  * environment and reuse its result for `reuseMs` after it ends. The probe is no call through the
  * circuit: it never asks it, never counts in it, and is not retried.
  */
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { Environment } from '../environment';
 import type { UpstreamTarget } from './target';
 
@@ -23,6 +23,8 @@ export interface UpstreamProbeOptions {
    */
   readonly reuseMs?: number;
   readonly now?: () => number;
+  /** The egress proxy's dispatcher (egress.ts), as the calls it stands for use it; else undici's global one. */
+  readonly dispatcher?: Dispatcher;
 }
 
 export interface UpstreamProbe {
@@ -37,7 +39,7 @@ const PROBE_HEADERS = { 'user-agent': 'statement-gateway', accept: '*/*' };
 /** The most of a probe's answer read before its connection is let go; the status alone decides. */
 const MAX_PROBE_BODY_BYTES = 64 * 1024;
 
-async function answersBelow500(url: string, timeoutMs: number, closing: AbortSignal): Promise<boolean> {
+async function answersBelow500(url: string, timeoutMs: number, closing: AbortSignal, dispatcher: Dispatcher | undefined): Promise<boolean> {
   if (closing.aborted) return false;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -46,7 +48,7 @@ async function answersBelow500(url: string, timeoutMs: number, closing: AbortSig
   const onClose = () => controller.abort();
   closing.addEventListener('abort', onClose, { once: true });
   try {
-    const answer = await request(url, { method: 'GET', headers: PROBE_HEADERS, signal: controller.signal });
+    const answer = await request(url, { method: 'GET', headers: PROBE_HEADERS, signal: controller.signal, ...(dispatcher ? { dispatcher } : {}) });
     // Read (within the same timeout) so the connection goes back to the pool instead of hanging.
     await answer.body.dump({ limit: MAX_PROBE_BODY_BYTES, signal: controller.signal });
     return answer.statusCode < 500;
@@ -58,14 +60,14 @@ async function answersBelow500(url: string, timeoutMs: number, closing: AbortSig
   }
 }
 
-export function createUpstreamProbe({ upstreams, timeoutMs = 2_000, reuseMs = 500, now = Date.now }: UpstreamProbeOptions): UpstreamProbe {
+export function createUpstreamProbe({ upstreams, timeoutMs = 2_000, reuseMs = 500, now = Date.now, dispatcher }: UpstreamProbeOptions): UpstreamProbe {
   const closing = new AbortController();
   const latest = new Map<Environment, { readonly result: Promise<boolean>; endedAt?: number }>();
   return {
     up(environment) {
       const last = latest.get(environment);
       if (last && (last.endedAt === undefined || now() - last.endedAt < reuseMs)) return last.result;
-      const result = answersBelow500(upstreams[environment].graphqlUrl, timeoutMs, closing.signal);
+      const result = answersBelow500(upstreams[environment].graphqlUrl, timeoutMs, closing.signal, dispatcher);
       const entry: { readonly result: Promise<boolean>; endedAt?: number } = { result };
       latest.set(environment, entry);
       void result.then(() => (entry.endedAt = now()));

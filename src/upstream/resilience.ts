@@ -1,10 +1,11 @@
 /**
  * Retries and the circuit of the upstream client (fetch.ts), one of each per environment and
  * replica. Written here rather than taken from cockatiel or opossum: what the contract asks is
- * small (a count, a jittered delay, a budget, three states), and no dependency is added while the
- * packaging of the project is being changed elsewhere. fetch.ts asks `admit` before a call and
- * `retryDelay` after a failed attempt; this file decides, fetch.ts makes the calls. A timed-out
- * call is judged here too, by a probe of its upstream (circuit.ts says why, probe.ts how).
+ * small (a count, a jittered delay, a budget, three states), and every attempt and every wait must
+ * fit inside the one deadline of the upstream client's call (UPSTREAM_TIMEOUT_MS), which a
+ * library's policies would have to be wrapped in more than used. fetch.ts asks `admit` before a
+ * call and `retryDelay` after a failed attempt; this file decides, fetch.ts makes the calls. A
+ * timed-out call is judged here too, by a probe of its upstream (circuit.ts says why, probe.ts how).
  */
 import type { Environment } from '../environment';
 import { GatewayError } from '../errors';

@@ -39,7 +39,10 @@ const LAYERS: readonly (readonly string[])[] = [
   ['audit'],
   ['ops'],
   ['drop-in'],
-  // Composition: the runtime, each product's plugin list, the server; the CLI on top.
+  // The hot path: the gateway product's second caller of its execute steps, on Node's http objects
+  // (it is given the steps; the composition above builds them).
+  ['hot-path'],
+  // Composition: the runtime, each product's plugin list and execute steps, the server; the CLI on top.
   ['gateway'],
   ['main.ts'],
 ];

@@ -2,7 +2,7 @@
  * One sign-in and one sign-out upstream, outside the drop-in front's pass-through (which must
  * return the upstream's own bytes and stays a proxy): the REST paths are described once, in the
  * Mesh source of .meshrc.ts; one module calls those hidden operations (src/gateway/mesh-auth.ts);
- * and only the server, which builds Mesh, makes it. `login`, `logout` and the service accounts
+ * and only the module that loads Mesh (src/gateway/mesh.ts) makes it. `login`, `logout` and the service accounts
  * reach it through the runtime's UpstreamAuth, never with a fetch of their own.
  */
 import { readFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ describe('sign-in and sign-out upstream', () => {
     expect(naming(/getInContextSDK|\bSignIn\.Mutation\b|\.SignIn\b/)).toEqual([MESH_AUTH]);
   });
 
-  it('are built by the server alone (the runtime holds the connected handle)', () => {
-    expect(naming(/from '[^']*\/mesh-auth'/)).toEqual(['src/gateway/server.ts']);
+  it('are built where Mesh is loaded alone (the runtime holds the connected handle)', () => {
+    expect(naming(/from '[^']*\/mesh-auth'/)).toEqual(['src/gateway/mesh.ts']);
   });
 });

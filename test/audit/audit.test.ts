@@ -48,7 +48,10 @@ async function auditOf(answer: Pick<GraphqlAnswer<unknown>, 'headers'> | Respons
 /** What the audit calls the session: 12 hex digits of the SHA-256 of its store key (never the cookie's id). */
 function sessionHash(cookie: string | undefined): string {
   const id = (cookie ?? '').split('=')[1] ?? '';
-  const key = `sgw:session:${createHash('sha256').update(id).digest('base64url')}`;
+  const digest = createHash('sha256').update(id).digest('base64url');
+  // `<user>.<id>`: the user's keyed name is the key's hash tag (src/session/session-index.ts).
+  const user = id.includes('.') ? id.slice(0, id.indexOf('.')) : undefined;
+  const key = user === undefined ? `sgw:session:${digest}` : `sgw:session:{${user}}:${digest}`;
   return createHash('sha256').update(key).digest('hex').slice(0, 12);
 }
 

@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createSchema, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { createCredentialCipher } from '../../src/credentials/cipher';
+import { createDerivedKeys } from '../../src/derived-keys';
 import { gatewayError } from '../../src/errors';
 import { useErrorMapping } from '../../src/http/use-error-mapping';
 import { useExecutedOperation } from '../../src/request/executed';
@@ -59,7 +60,7 @@ async function audited(options: { trustProxy?: number; sessionLimit?: number; be
   const captured = capturedLog();
   const { log } = captured;
   const metrics = createMetrics({ processMetrics: false });
-  const sessions = new Sessions({ store: createMemorySessionStore(), cipher: createCredentialCipher(randomBytes(32)), idleMs: 60_000, absoluteMs: 3_600_000 });
+  const sessions = new Sessions({ store: createMemorySessionStore(), cipher: createCredentialCipher(randomBytes(32)), idleMs: 60_000, absoluteMs: 3_600_000, keys: createDerivedKeys(randomBytes(32)) });
   const state = requestState();
   const dependencies = { ...state, sessions, health: createStoreHealth('sessions', log), log, metrics, cookieSecure: false, upstreams };
   const server = yogaWith([

@@ -106,15 +106,65 @@ describe.each<[string, () => CacheStore, () => CacheStore]>([
     expect(values.slice(30)).toEqual(entries.slice(30).map((entry) => entry.value));
   });
 
-  it('expires a group with its members', async () => {
+  it('expires a group with its members, its index a TTL later (so that a miss can tell expired from cold)', async () => {
     const name = group();
     await store.putMembers(name, [{ id: 'a', value: 'A', aliases: ['up-a'] }], 150, (await store.getMembers(name, [])).generation, MAX);
-    await sleep(250);
+    await sleep(200);
     expect((await store.getMembers(name, ['a'])).values).toEqual([null]);
+    expect(await store.absences(name, ['a', 'never'])).toEqual(['expired', 'cold']);
+    await sleep(200);
     if (kind === 'redis') {
       const redis = connections[0];
       expect(await redis?.exists(`${name}#order`, `${name}#aliases`)).toBe(0);
     }
+  });
+
+  it('answers how many values a drop took, and remembers why for the next miss', async () => {
+    const name = group();
+    const { generation } = await store.getMembers(name, []);
+    await store.putMembers(name, [{ id: 'a', value: 'A', aliases: ['up-a'] }, { id: 'b', value: 'B' }, { id: 'c', value: 'C' }], 60_000, generation, MAX);
+    expect(await store.countMembers(name, { ids: ['a', 'x'], aliases: ['up-a'] })).toBe(1);
+    expect(await store.countMembers(name, 'all')).toBe(3);
+    expect(await store.dropMembers(name, { ids: ['b'], aliases: ['up-a'] }, 'invalidated')).toBe(2);
+    expect(await store.dropMembers(name, 'all', 'purged')).toBe(1);
+    expect(await store.countMembers(name, 'all')).toBe(0);
+    expect(await store.absences(name, ['a', 'b', 'c', 'x'])).toEqual(['invalidated', 'invalidated', 'purged', 'cold']);
+    // Written again: no longer dropped.
+    await store.putMembers(name, [{ id: 'c', value: 'C2' }], 60_000, (await store.getMembers(name, [])).generation, MAX);
+    await store.dropMembers(name, { ids: ['zz'], aliases: [] });
+    expect((await store.absences(name, ['c']))[0]).not.toBe('purged');
+  });
+
+  it('deletes and counts single keys', async () => {
+    const [a, b] = [`sgw:cache:{test}:${randomUUID()}`, `sgw:cache:{test}:${randomUUID()}`];
+    await store.set(a, 'A', 60_000);
+    expect(await store.countKeys([a, b])).toBe(1);
+    expect(await store.deleteKeys([a, b])).toBe(1);
+    expect(await store.get(a)).toBeNull();
+  });
+
+  it('indexes groups until their time', async () => {
+    const index = `sgw:cache:{test-${randomUUID()}}:groups`;
+    const now = Date.now();
+    await store.indexGroup(index, 'g1', now + 60_000);
+    await store.indexGroup(index, 'g2', now + 5_000);
+    await store.indexGroup(index, 'g1', now + 60_000);
+    expect((await store.indexedGroups(index, now)).sort()).toEqual(['g1', 'g2']);
+    expect(await store.indexedGroups(index, now + 10_000)).toEqual(['g1']);
+  });
+
+  it('delivers a notice to every replica listening, its own included', async () => {
+    const replica = createReplica();
+    // Pub/sub spans the whole server: other files' notices may arrive too.
+    const notice = `purged-${randomUUID()}`;
+    const heard: string[] = [];
+    const hear = (name: string) => (message: string) => void (message === notice && heard.push(name));
+    const stops = [store.onNotice(hear('a'), () => undefined), replica.onNotice(hear('b'), () => undefined)];
+    await sleep(100); // subscribed
+    await store.announce(notice);
+    for (let i = 0; i < 50 && heard.length < 2; i++) await sleep(10);
+    for (const stop of stops) stop();
+    expect(heard.sort()).toEqual(kind === 'redis' ? ['a', 'b'] : ['a']);
   });
 
   it('grants a lock to one holder at a time, and wakes a waiter as soon as it is released', async () => {

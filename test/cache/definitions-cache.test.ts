@@ -24,7 +24,7 @@ async function startGateway(extra: Record<string, string> = {}): Promise<TestGat
     UPSTREAM_PRODUCTION_URL: production.url,
     REDIS_URL: TEST_REDIS_URL,
     CREDENTIAL_KEY: TEST_CREDENTIAL_KEY,
-    // The refreshes counted here are the cache's own; a retried call (test/gateway/upstream-retries)
+    // The refreshes counted here are the cache's own; a retried call (test/upstream/upstream-retries)
     // would add one, late, when the upstream's Retry-After says so.
     UPSTREAM_RETRIES: '0',
     ...extra,

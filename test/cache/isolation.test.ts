@@ -3,6 +3,8 @@
  * uploaderIds), read through the gateway in random order and at random concurrency, with and
  * without `pdf`, by their own ids and by the other's. No answer may ever hold the other user's
  * statement or PDF, and every answer must be exactly what the upstream gives that user.
+ * Among the reads, each browser lists its user's sessions and tries to end the other user's by
+ * their ids: no session id of one user is ever listed to the other, and none ends anything.
  * ISOLATION_TRIALS sets the number of reads (300 by default; 10,000 passes too).
  */
 import { describe, expect, it } from 'vitest';
@@ -96,8 +98,18 @@ async function ownedStatements(user: TestUser): Promise<Owned[]> {
   }));
 }
 
+const SESSIONS = '{ sessions { id current } }';
+const END_SESSION = 'mutation($id: ID!) { endSession(id: $id) }';
+
+/** The ids a browser's `sessions` lists. */
+async function listedIds(browser: Browser): Promise<string[]> {
+  const answer = await browser.graphql<{ sessions: { id: string }[] }>(SESSIONS);
+  expect(answer.codes).toEqual([]);
+  return (answer.body.data?.sessions ?? []).map((session) => session.id).sort();
+}
+
 describe('isolation between identities through every cache', () => {
-  it(`never answers one user's statement or PDF to the other, over ${TRIALS} random reads`, async () => {
+  it(`never answers one user's statement, PDF or session id to the other, nor ends a session by another user's id, over ${TRIALS} random reads`, async () => {
     const seed = Number(process.env.ISOLATION_SEED ?? Date.now() % 1_000_000);
     const next = random(seed);
     // Both users' uploaderIds clash on purpose (x-1, x-2 ...): they are unique per account only.
@@ -120,12 +132,33 @@ describe('isolation between identities through every cache', () => {
       { browser: secondBrowser, owner: 0 },
     ];
 
+    // Each user's session ids, as their own browsers see them: two for the first user, one for the other.
+    const sessionIds = [await listedIds(first.browser), await listedIds(second.browser)] as const;
+    expect(await listedIds(secondBrowser)).toEqual(sessionIds[0]);
+    expect(sessionIds.map((ids) => ids.length)).toEqual([2, 1]);
+    expect(sessionIds[0].filter((id) => sessionIds[1].includes(id))).toEqual([]);
+    const sessionProbe = async (owner: number, browser: Browser, end: boolean, context: string) => {
+      const theirs = sessionIds[1 - owner] ?? [];
+      if (!end) return expect(await listedIds(browser), context).toEqual(sessionIds[owner]);
+      const id = theirs[Math.floor(next() * theirs.length)] ?? '';
+      const answer = await browser.graphql(END_SESSION, { id });
+      expect(answer.codes, context).toEqual([]);
+      expect(answer.body.data, context).toEqual({ endSession: false });
+    };
+
     let done = 0;
     let withPdf = 0;
+    let probes = 0;
     while (done < TRIALS) {
       const batch = Math.min(TRIALS - done, 1 + Math.floor(next() * 8));
-      const trials = Array.from({ length: batch }, () => ({ session: sessions[Math.floor(next() * sessions.length)] ?? sessions[0], read: randomRead(next, everything) }));
-      const answers = await Promise.all(trials.map(({ session, read }) => session.browser.graphql(read.query, read.variables)));
+      const trials = Array.from({ length: batch }, () => ({ session: sessions[Math.floor(next() * sessions.length)] ?? sessions[0], read: randomRead(next, everything), probe: next() }));
+      // About one trial in eight also lists its user's sessions, or tries to end one of the other user's.
+      const probed = trials.filter((trial) => trial.probe < 0.125);
+      probes += probed.length;
+      const [answers] = await Promise.all([
+        Promise.all(trials.map(({ session, read }) => session.browser.graphql(read.query, read.variables))),
+        Promise.all(probed.map(({ session, probe }) => sessionProbe(session.owner, session.browser, probe < 0.0625, `seed ${seed}, session probe of user ${session.owner}`))),
+      ]);
       answers.forEach((answer, i) => {
         const trial = trials[i];
         if (!trial) throw new Error('no trial');
@@ -145,6 +178,8 @@ describe('isolation between identities through every cache', () => {
       });
       done += batch;
     }
-    console.log(`isolation: ${done} reads (${withPdf} with pdf), seed ${seed}`);
+    // Nothing was ended: every session still lists the same ids.
+    for (const { browser, owner } of sessions) expect(await listedIds(browser)).toEqual(sessionIds[owner]);
+    console.log(`isolation: ${done} reads (${withPdf} with pdf), ${probes} session probes, seed ${seed}`);
   }, 600_000);
 });

@@ -36,6 +36,12 @@ describe('loadConfig', () => {
     expect(config.production).toBe(false);
   });
 
+  it('reads SESSION_MAX_PER_USER, 10 by default, refusing anything but 1 to 1000 sessions', () => {
+    expect(loadConfig({}).sessionMaxPerUser).toBe(10);
+    expect(loadConfig({ SESSION_MAX_PER_USER: '3' }).sessionMaxPerUser).toBe(3);
+    for (const value of ['0', '1001', 'ten', '2.5']) expect(refusal({ SESSION_MAX_PER_USER: value }).message).toContain('SESSION_MAX_PER_USER');
+  });
+
   it('reads the retries, the circuit and the idempotency TTL, with the contract\'s defaults', () => {
     expect(loadConfig({})).toMatchObject({ upstreamResilience: { retries: 1, circuitFailures: 10, circuitCooldownMs: 10_000 }, idempotency: { ttlMs: 24 * 3_600_000, maxBytes: 4 * 1024 * 1024 } });
     expect(loadConfig({ UPSTREAM_RETRIES: '0', UPSTREAM_CIRCUIT_FAILURES: '3', UPSTREAM_CIRCUIT_COOLDOWN: '30s', IDEMPOTENCY_TTL: '1h', IDEMPOTENCY_MAX_BYTES: '512KiB' }))
@@ -43,6 +49,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ IDEMPOTENCY_MAX_BYTES: '2097152' }).idempotency.maxBytes).toBe(2 * 1024 * 1024);
     const message = refusal({ UPSTREAM_RETRIES: '9', UPSTREAM_CIRCUIT_FAILURES: '0', IDEMPOTENCY_TTL: 'forever', IDEMPOTENCY_MAX_BYTES: '4MB' }).message;
     for (const variable of ['UPSTREAM_RETRIES', 'UPSTREAM_CIRCUIT_FAILURES', 'IDEMPOTENCY_TTL', 'IDEMPOTENCY_MAX_BYTES']) expect(message).toContain(variable);
+  });
+
+  it('reads UPSTREAM_SCHEMA_CHECK_INTERVAL, 1h by default and 0 for off, refusing under a second or over a week', () => {
+    expect(loadConfig({}).upstreamSchemaCheck).toEqual({ intervalMs: 3_600_000 });
+    expect(loadConfig({ UPSTREAM_SCHEMA_CHECK_INTERVAL: '0' }).upstreamSchemaCheck.intervalMs).toBe(0);
+    expect(loadConfig({ UPSTREAM_SCHEMA_CHECK_INTERVAL: '30m' }).upstreamSchemaCheck.intervalMs).toBe(1_800_000);
+    for (const value of ['500ms', '8d', 'hourly', '-1h']) expect(refusal({ UPSTREAM_SCHEMA_CHECK_INTERVAL: value }).message, value).toContain('UPSTREAM_SCHEMA_CHECK_INTERVAL: expected 0 (off) or a duration from 1s to 7d');
   });
 
   it('treats blank variables as unset', () => {

@@ -6,6 +6,7 @@
  */
 import { getIntrospectionQuery, type IntrospectionQuery } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { directiveLocations, UPSTREAM_DIRECTIVES } from '../fixtures/upstream/directives';
 import { control, graphql, type Credential } from '../support/emulator';
 import { useGatewayOnEmulators } from '../support/gateway';
 
@@ -78,5 +79,12 @@ describe('introspection through the drop-in front', () => {
 
     const own = await fetch(`${gateway.current.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __schema { queryType { name } } }' }) });
     expect(own.status).toBe(400);
+  });
+
+  it("lists graphql-ruby's directives, never one on DIRECTIVE_DEFINITION, with and without a credential (regression: graphql-js 16.15's @deprecated)", async () => {
+    const credential = await verifiedCredential();
+    for (const answer of [await introspect(gateway.current.url, credential), await introspect(gateway.current.url, null)]) {
+      expect(directiveLocations(answer.body.data?.__schema.directives ?? [])).toEqual(UPSTREAM_DIRECTIVES);
+    }
   });
 });

@@ -40,7 +40,13 @@ interface Readiness {
   readonly dependencies: Record<Dependency, 'up' | 'down'>;
 }
 
-/** The slowest /readiness answer of the current test, in milliseconds. */
+/**
+ * The slowest /readiness answer of the current test, in milliseconds. Bounded well below what a
+ * readiness that waits on its checks takes (900 ms and more) but above the 100 ms the contract
+ * promises, which test/ops/use-health.test.ts holds in process: a gateway process on a loaded
+ * two-core CI run can stall that long for reasons of its own (a drain starting, a collection).
+ */
+const ANSWERED_AT_ONCE_MS = 500;
 let slowest = 0;
 beforeEach(() => {
   slowest = 0;
@@ -119,7 +125,7 @@ describe('readiness while a dependency does not answer at all', () => {
         expect(Date.now() - stalled).toBeLessThan(5_000);
         expect(degraded).toMatchObject({ httpStatus: 200, status: 'degraded', dependencies: { [dependency]: 'down' } });
         for (let i = 0; i < 10; i++) await readiness();
-        expect(slowest).toBeLessThan(100);
+        expect(slowest).toBeLessThan(ANSWERED_AT_ONCE_MS);
       } finally {
         await resume();
       }
@@ -140,6 +146,6 @@ describe('readiness while a dependency does not answer at all', () => {
     // The signal takes a moment to arrive; from then on every answer is 503 stopping.
     await expect.poll(async () => (await readiness()).httpStatus, { interval: 20, timeout: 2_000 }).toBe(503);
     expect(await readiness()).toMatchObject({ httpStatus: 503, status: 'stopping' });
-    expect(slowest).toBeLessThan(100);
+    expect(slowest).toBeLessThan(ANSWERED_AT_ONCE_MS);
   }, 30_000);
 });

@@ -70,9 +70,9 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A fresh browser profile on `url`, collecting what the page logs as errors. */
-async function open(url: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser!.newContext({ viewport: { width: 1100, height: 640 } });
+/** A fresh browser profile on `url` (saying `userAgent`, if given), collecting what the page logs as errors. */
+async function open(url: string, userAgent?: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser!.newContext({ viewport: { width: 1100, height: 640 }, ...(userAgent ? { userAgent } : {}) });
   context.setDefaultTimeout(5_000);
   const page = await context.newPage();
   const problems: string[] = [];
@@ -101,7 +101,7 @@ describe('the example frontend (examples/spa)', () => {
     expect(files.map((file) => path.relative(SPA_ROOT, file.filename)).sort()).toEqual(['src/gql/gql.ts', 'src/gql/graphql.ts', 'src/gql/index.ts', 'src/gql/persisted-documents.json']);
     for (const file of files) expect(readFileSync(file.filename, 'utf8'), `${file.filename}: run npx graphql-codegen --config examples/spa/codegen.ts`).toBe(file.content);
     const manifest = JSON.parse(readFileSync(path.join(SPA_ROOT, 'src/gql/persisted-documents.json'), 'utf8')) as Record<string, string>;
-    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['AddW2', 'Login', 'Logout', 'Session', 'SessionLeft', 'Statements', 'StatementsByUploader']);
+    expect(Object.values(manifest).map((document) => /^(query|mutation) (\w+)/.exec(document)?.[2]).sort()).toEqual(['AddW2', 'EndSession', 'Login', 'Logout', 'LogoutEverywhere', 'Session', 'SessionLeft', 'Sessions', 'Statements', 'StatementsByUploader']);
     for (const [id, document] of Object.entries(manifest)) expect(id).toBe(createHash('sha256').update(document).digest('hex'));
   });
 
@@ -263,6 +263,63 @@ describe('the example frontend (examples/spa)', () => {
       expect(problems).toEqual([]);
     } finally {
       await context.close();
+    }
+  });
+
+  it('lists the user\'s browsers under "Your sessions", ends another one from here, and logs out everywhere', async () => {
+    const email = `sessions-${Date.now()}@example.com`;
+    const password = 'a-long-enough-password-123';
+    expect((await control(sandbox.url, 'POST', '/__emulator/accounts', { email, password })).status).toBe(201);
+    const laptop = await open(`${allowed!.origin}/`, 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0 Safari/537.36 (the laptop)');
+    const phone = await open(`${allowed!.origin}/`, 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) Mobile/15E148 Safari/604.1 (the phone)');
+    const rows = (page: Page) => page.locator('#session-rows tr');
+    try {
+      await logIn(phone.page, email, password);
+      await expect.poll(() => rows(phone.page).count()).toBe(1);
+      await logIn(laptop.page, email, password);
+      await expect.poll(() => rows(laptop.page).count()).toBe(2);
+      // This browser first, marked; the other with the User-Agent it logged in with, and an End button.
+      expect(await rows(laptop.page).nth(0).getAttribute('data-current')).toBe('true');
+      expect(await rows(laptop.page).nth(0).textContent()).toContain('(the laptop)');
+      expect(await rows(laptop.page).nth(0).locator('button').count()).toBe(0);
+      expect(await rows(laptop.page).nth(1).textContent()).toContain('(the phone)');
+      expect(await laptop.page.locator('#session-count').textContent()).toBe('2 sessions');
+      await screenshot(laptop.page, 'spa-sessions.png');
+
+      // The phone is lost: ended from the laptop. Its next request finds the session gone.
+      await control(sandbox.url, 'DELETE', '/__emulator/requests');
+      await rows(laptop.page).nth(1).locator('button:text("End")').click();
+      await expect.poll(() => message(laptop.page).textContent()).toBe('That session has ended: it is signed out.');
+      await expect.poll(() => rows(laptop.page).count()).toBe(1);
+      await phone.page.click('#refresh');
+      await expect.poll(() => message(phone.page).textContent()).toBe('Your session has ended. Please log in again.');
+      expect(await phone.page.locator('#sessions').isVisible()).toBe(false);
+
+      // Found again, logged in again: "Log out other sessions" ends it, and keeps the laptop's.
+      await logIn(phone.page, email, password);
+      await expect.poll(() => rows(phone.page).count()).toBe(2);
+      await laptop.page.click('#logout-others');
+      await expect.poll(() => message(laptop.page).textContent()).toBe('Logged out 1 other session.');
+      expect(await rows(laptop.page).count()).toBe(1);
+      await phone.page.click('#refresh');
+      await expect.poll(() => message(phone.page).textContent()).toBe('Your session has ended. Please log in again.');
+      // Logged in once more; then "Log out everywhere" from the laptop ends both.
+      await logIn(phone.page, email, password);
+      await expect.poll(() => rows(phone.page).count()).toBe(2);
+      await laptop.page.click('#refresh');
+      await expect.poll(() => rows(laptop.page).count()).toBe(2);
+      await laptop.page.click('#logout-everywhere');
+      await expect.poll(() => message(laptop.page).textContent()).toBe('You are logged out everywhere (2 sessions ended).');
+      expect(await laptop.page.locator('#login').isVisible()).toBe(true);
+      expect(await laptop.context.cookies(gateway.current.url)).toEqual([]);
+      await phone.page.click('#refresh');
+      await expect.poll(() => message(phone.page).textContent()).toBe('Your session has ended. Please log in again.');
+      // Each ended session was signed out upstream, once.
+      const requests = await control<{ path: string; uid: string | null; status: number }[]>(sandbox.url, 'GET', '/__emulator/requests');
+      expect(requests.body.filter((request) => request.path === '/v2/auth/sign_out' && request.uid === email).map((request) => request.status)).toEqual([200, 200, 200, 200]);
+      expect([...laptop.problems, ...phone.problems]).toEqual([]);
+    } finally {
+      await Promise.all([laptop.context.close(), phone.context.close()]);
     }
   });
 

@@ -145,7 +145,7 @@ describe('emulator control API', () => {
     }
     expect((await control(ctx.url, 'GET', '/__emulator/settings')).body).toEqual({
       latencyMs: 0, failStatus: null, hangMs: 0, tokenTtlSeconds: 1_209_600, rotateTokens: false,
-      failNextCount: 0, failNextStatus: 503, dropNextResponses: 0,
+      failNextCount: 0, failNextStatus: 503, dropNextResponses: 0, schemaChanges: null,
     });
   });
 

@@ -43,7 +43,8 @@ describe('login', () => {
     const [cookie, ...others] = response.headers.getSetCookie();
     expect(others).toEqual([]);
     // Upstream URLs are configured, so COOKIE_SECURE defaults to true: Secure and __Host-.
-    expect(cookie).toMatch(/^__Host-sgw_session=[A-Za-z0-9_-]{43};/);
+    // The user's keyed name (the index's hash tag), then 256 random bits.
+    expect(cookie).toMatch(/^__Host-sgw_session=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43};/);
     const attributes = (cookie ?? '').split(';').slice(1).map((part) => part.trim().toLowerCase());
     expect(attributes).toEqual(expect.arrayContaining(['httponly', 'samesite=strict', 'path=/', 'secure']));
     expect(attributes.some((attribute) => attribute.startsWith('domain'))).toBe(false);

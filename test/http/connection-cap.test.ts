@@ -10,7 +10,8 @@
 import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { MAX_CONNECTIONS, startGateway, type RunningGateway } from '../../src/gateway/server';
+import { MAX_CONNECTIONS } from '../../src/gateway/listener';
+import { startGateway, type RunningGateway } from '../../src/gateway/server';
 import { sendThenRead } from '../support/raw-http';
 
 const CAP = 64;

@@ -174,9 +174,9 @@ describe('idempotent mutations', () => {
   });
 
   it('stores no statement data in clear in Redis', async () => {
-    const before = (await redis.keys('sgw:session:idem:*')).length;
+    const before = (await redis.keys('sgw:idem:*')).length;
     await send(browser, randomUUID(), ADD, statement('emp-secret-10'));
-    const keys = await redis.keys('sgw:session:idem:*');
+    const keys = await redis.keys('sgw:idem:*');
     expect(keys.length).toBeGreaterThan(before);
     for (const name of keys) {
       const dump = JSON.stringify(await redis.type(name) === 'hash' ? await redis.hgetall(name) : await redis.zrange(name, 0, -1));

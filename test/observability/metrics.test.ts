@@ -23,7 +23,8 @@ function upstreamOperations(): Set<string> {
   const sdl = readFileSync(path.resolve(__dirname, '../../sources/statement-filing-service/schema.graphql'), 'utf8');
   const schema = buildSchema(sdl);
   const fields = [schema.getQueryType(), schema.getMutationType()].flatMap((type) => Object.keys(type?.getFields() ?? {}));
-  return new Set([...fields, 'signIn', 'signOut', 'graphql']);
+  // `__schema`: the upstream schema check's introspection (src/ops/upstream-schema-check.ts).
+  return new Set([...fields, 'signIn', 'signOut', 'graphql', '__schema']);
 }
 
 describe('/metrics', () => {
@@ -48,7 +49,7 @@ describe('/metrics', () => {
         expect(metrics.series.some((entry) => entry.name === 'statement_gateway_cache_lookups_total' && entry.labels.cache === cache && entry.labels.result === result)).toBe(true);
       }
     }
-    expect(metrics.series.filter((entry) => entry.name === 'statement_gateway_sessions_total').map((entry) => entry.labels.event).sort()).toEqual(['expired', 'login', 'logout', 'rejected']);
+    expect(metrics.series.filter((entry) => entry.name === 'statement_gateway_sessions_total').map((entry) => entry.labels.event).sort()).toEqual(['evicted', 'expired', 'login', 'logout', 'rejected', 'revoked']);
 
     // The standard GraphQL metrics (envelop/yoga) and the process's.
     for (const name of ['graphql_envelop_request', 'graphql_envelop_phase_parse_count', 'graphql_envelop_phase_validate_count', 'graphql_envelop_phase_execute_count', 'graphql_envelop_request_duration_count', 'graphql_yoga_http_duration_count', 'process_resident_memory_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_eventloop_lag_max_seconds']) {
@@ -154,13 +155,17 @@ describe('/metrics', () => {
     const operations = upstreamOperations();
     const allowed: Record<string, Set<string>> = {
       environment: new Set(['sandbox', 'production']),
-      outcome: new Set(['ok', 'error', 'timeout']),
+      // Upstream calls and retries; the drop-in front's re-verifications.
+      outcome: new Set(['ok', 'error', 'timeout', 'accepted', 'refused', 'failed']),
       cache: new Set(['definitions', 'statements', 'pdf']),
       result: new Set(['hit', 'miss', 'stale', 'stored', 'replayed', 'in_use', 'reused']),
-      event: new Set(['login', 'logout', 'expired', 'rejected']),
+      event: new Set(['login', 'logout', 'expired', 'rejected', 'revoked', 'evicted']),
       operationType: new Set(['query', 'mutation', 'subscription']),
       phase: new Set(['parse', 'validate', 'context', 'execute', 'subscribe']),
       method: new Set(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD']),
+      severity: new Set(['breaking', 'dangerous', 'safe']),
+      reason: new Set(['cold', 'expired', 'bypass', 'invalidated', 'purged', 'store_down']),
+      scope: new Set(['definitions', 'identity', 'statement', 'all']),
     };
     for (const entry of metrics.series) {
       for (const [label, value] of Object.entries(entry.labels)) {

@@ -38,6 +38,9 @@ async function traffic(until: number): Promise<number> {
       if (answer.codes.length) throw new Error(`traffic failed: ${answer.codes.join()}`);
       requests++;
     }
+    // A refresh past the read cache: a miss (`bypass`) in every interval.
+    const fresh = await user.browser.graphql('{ getStatements { statements { nodes { otxId } } } }', {}, { headers: { 'cache-control': 'no-cache' } });
+    if (fresh.codes.length) throw new Error(`traffic failed: ${fresh.codes.join()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return requests;
@@ -115,8 +118,8 @@ describe('/ops', () => {
           } satisfies ChartState;
         });
       });
-      expect(charts.map((chart) => chart.id)).toEqual(['chart-hit-rate', 'chart-latency', 'chart-upstream', 'chart-errors']);
-      for (const chart of charts.slice(0, 3)) {
+      expect(charts.map((chart) => chart.id)).toEqual(['chart-hit-rate', 'chart-misses', 'chart-latency', 'chart-upstream', 'chart-errors']);
+      for (const chart of charts.slice(0, 4)) {
         expect(chart.labels, chart.id).toBeGreaterThan(0);
         expect(chart.painted, `${chart.id} has pixels`).toBeGreaterThan(1_000);
       }
@@ -124,14 +127,60 @@ describe('/ops', () => {
       const hitRate = charts[0]!;
       expect(positive(hitRate.datasets.definitions), 'definitions hit rate over time').toBe(true);
       expect(positive(hitRate.datasets.pdf), 'PDF hit rate over time').toBe(true);
-      expect(positive(charts[1]!.datasets.p50), 'upstream p50').toBe(true);
-      expect(positive(charts[2]!.datasets.ok), 'upstream calls').toBe(true);
+      expect(positive(charts[1]!.datasets.bypass), 'misses by reason (bypass)').toBe(true);
+      expect(positive(charts[2]!.datasets.p50), 'upstream p50').toBe(true);
+      expect(positive(charts[3]!.datasets.ok), 'upstream calls').toBe(true);
       expect(problems).toEqual([]);
 
       const shot = await page.screenshot({ fullPage: true });
       expect(shot.subarray(1, 4).toString()).toBe('PNG');
       const target = process.env.OPS_SCREENSHOT ?? path.join(mkdtempSync(path.join(tmpdir(), 'ops-')), 'ops-page.png');
       writeFileSync(target, shot);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the purge form of /ops', () => {
+  it('runs a dry run first, showing what would go, then the purge of the same, showing what went', async () => {
+    const user = await signedInUser(gateway.current.url, sandbox.url, { count: 3 });
+    for (const query of ['{ getStatements { statements { nodes { otxId } } } }', '{ getStatements { statements { nodes { otxId pdf } } } }']) expect((await user.browser.graphql(query)).codes).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const context = await browser!.newContext({ httpCredentials: { username: 'ops', password: TOKEN }, viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    try {
+      await page.goto(`${gateway.current.url}/ops/?every=1`);
+      expect(await page.isDisabled('#purge-run')).toBe(true);
+      await page.selectOption('select[name=scope]', 'identity');
+      await page.fill('input[name=uid]', user.email);
+      await page.fill('input[name=reason]', 'browser test: changed in the upstream app');
+      await page.click('button[name=dry]');
+      await page.waitForSelector('#purge-result[data-state="dry-run"]');
+      const purged = async () => JSON.parse((await page.getAttribute('#purge-result', 'data-purged')) ?? 'null') as unknown;
+      expect(await purged()).toEqual({ definitions: 0, statements: 1, pdfs: 3 });
+      expect(await page.textContent('#purge-result')).toMatch(/would drop 0 definitions, 1 statement reads, 3 PDFs/);
+      // Still cached: a dry run drops nothing.
+      const again = await user.browser.graphql('{ getStatements { statements { nodes { otxId } } } }');
+      expect(again.headers.get('age')).not.toBeNull();
+
+      // A change after the dry run asks for another.
+      await page.fill('input[name=reason]', 'browser test: changed in the upstream app, really');
+      expect(await page.isDisabled('#purge-run')).toBe(true);
+      await page.click('button[name=dry]');
+      await page.waitForSelector('#purge-run:not([disabled])');
+      await page.click('#purge-run');
+      await page.waitForSelector('#purge-result[data-state="purged"]');
+      expect(await purged()).toEqual({ definitions: 0, statements: 1, pdfs: 3 });
+      expect(await page.textContent('#purge-result')).toMatch(/Purged 0 definitions, 1 statement reads, 3 PDFs/);
+      const after = await user.browser.graphql('{ getStatements { statements { nodes { otxId } } } }');
+      expect(after.headers.get('age')).toBeNull();
+      expect(problems).toEqual([]);
+      await page.waitForTimeout(1_200);
+      const shot = await page.screenshot({ fullPage: true });
+      writeFileSync(process.env.OPS_PURGE_SCREENSHOT ?? path.join(mkdtempSync(path.join(tmpdir(), 'ops-')), 'ops-purge.png'), shot);
     } finally {
       await context.close();
     }

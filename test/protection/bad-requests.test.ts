@@ -47,6 +47,7 @@ const deep = (depth: number) => `{ ${'statementDefinitions { '.repeat(1)}${'defi
 const LOGIN = 'mutation($e: String!, $p: String!) { login(email: $e, password: $p) { uid } }';
 /** What the upstream (Rails, and the emulator) answers a method it does not route on its paths. */
 const UPSTREAM_NOT_FOUND = '{"status":404,"error":"Not Found"}';
+const UPSTREAM_TOO_LARGE = '{"status":413,"error":"Payload Too Large","errors":["The request body is too large"]}';
 /** `{ ...F0 }` where each fragment spreads the next twice: 2^25 expansions in under 1 KB. */
 const FRAGMENT_BOMB = `{ ...F0 } ${Array.from({ length: 25 }, (_, level) => `fragment F${level} on Query { ...F${level + 1} ...F${level + 1} }`).join(' ')} fragment F25 on Query { secretGreeting { response } }`;
 const UPDATE_PDFS = 'mutation($s: [Fw2UpdateInput!]!) { updateFw2Statements(statements: $s) { statements { statement { otxId pdf } } } }';
@@ -121,11 +122,12 @@ const CASES: BadRequest[] = [
   { name: 'front: a mutation of 600 statements selecting pdf, by its variable\'s default', path: '/v2/graphql', headers: JSON_TYPE, body: query(UPDATE_PDFS_BY_DEFAULT), status: 400, code: 'QUERY_TOO_COMPLEX', message: /600 PDFs/ },
   { name: 'front: 200 aliased confirmRegistration in one request', path: '/v2/graphql', headers: JSON_TYPE, body: query(CONFIRMATIONS), status: 429, code: 'RATE_LIMITED' },
   { name: 'front: 500 aliases', path: '/v2/graphql', headers: DROP_IN, body: query(`{ ${repeat('a#: secretGreeting { response }', 500)} }`), status: 400, code: 'QUERY_TOO_COMPLEX' },
-  { name: 'front: a 2 MB body', path: '/v2/graphql', headers: DROP_IN, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
-  { name: 'front: a chunked 2 MB body', path: '/v2/graphql', headers: DROP_IN, chunked: true, body: query(`{ __typename ${' '.repeat(2_000_000)} }`), status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  // The front's body limit is the upstream's (20 MiB), and so is its 413.
+  { name: 'front: a 21 MiB body', path: '/v2/graphql', headers: DROP_IN, body: query(`{ __typename ${' '.repeat(21 * 1024 * 1024)} }`), status: 413, upstreamBody: UPSTREAM_TOO_LARGE },
+  { name: 'front: a chunked 21 MiB body', path: '/v2/graphql', headers: DROP_IN, chunked: true, body: query(`{ __typename ${' '.repeat(21 * 1024 * 1024)} }`), status: 413, upstreamBody: UPSTREAM_TOO_LARGE },
   { name: 'front: GET', path: '/v2/graphql', method: 'GET', status: 404, upstreamBody: UPSTREAM_NOT_FOUND },
   { name: 'front: sign-in over GET', path: '/v2/auth/sign_in', method: 'GET', status: 404, upstreamBody: UPSTREAM_NOT_FOUND },
-  { name: 'front: a 2 MB sign-in', path: '/v2/auth/sign_in', headers: JSON_TYPE, body: { json: { email: 'a@example.com', password: 'p'.repeat(2_000_000) } }, status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  { name: 'front: a 2 MB sign-in', path: '/v2/auth/sign_in', headers: JSON_TYPE, body: { json: { email: 'a@example.com', password: 'p'.repeat(2_000_000) } }, status: 413, upstreamBody: UPSTREAM_TOO_LARGE },
   { name: 'front: sign-out over POST', path: '/v2/auth/sign_out', headers: JSON_TYPE, body: '{}', status: 404, upstreamBody: UPSTREAM_NOT_FOUND },
   // Elsewhere
   { name: 'an unknown path', path: '/admin', status: 404, code: 'BAD_REQUEST' },

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { clearSessionCookie, readSessionCookie, sessionCookieName, setSessionCookie } from '../../src/session/cookie';
-import { checkCsrf, ownOrigin, type CsrfOptions } from '../../src/session/csrf';
+import { checkCsrf, ownOrigin, type CsrfCheckOptions } from '../../src/session/csrf';
 
 const URL_OF_GATEWAY = 'http://gw.local:4000/graphql';
 const OWN_ORIGIN = 'http://gw.local:4000';
-const DIRECT: CsrfOptions = { allowedOrigins: [], trustProxy: 0 };
+const DIRECT: CsrfCheckOptions = { allowedOrigins: [], trustProxy: 0 };
 
 function request(headers: Record<string, string>): Request {
   return new Request(URL_OF_GATEWAY, { method: 'POST', headers });
@@ -37,7 +37,7 @@ describe('checkCsrf', () => {
   });
 
   it('accepts an origin listed in allowedOrigins', () => {
-    const options: CsrfOptions = { allowedOrigins: ['https://app.example.com'], trustProxy: 0 };
+    const options: CsrfCheckOptions = { allowedOrigins: ['https://app.example.com'], trustProxy: 0 };
     expect(checkCsrf(request({ 'x-csrf': '1', origin: 'https://app.example.com' }), options)).toEqual({ ok: true });
     expect(checkCsrf(request({ 'x-csrf': '1', origin: 'https://other.example.com' }), options)).toMatchObject({ ok: false, reason: 'foreign-origin' });
   });

@@ -53,7 +53,7 @@ async function withReplicaFrozen<T>(ms: number, during: () => Promise<T>): Promi
   }
 }
 
-async function timed(run: () => Promise<void>): Promise<number> {
+async function timed(run: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await run();
   return performance.now() - started;

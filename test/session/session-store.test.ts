@@ -2,9 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCredentialCipher } from '../../src/credentials/cipher';
+import { createDerivedKeys } from '../../src/derived-keys';
 import type { UpstreamCredential } from '../../src/upstream/credential';
 import { createMemorySessionStore } from '../../src/session/memory-session-store';
 import { createRedisSessionStore } from '../../src/session/redis-session-store';
+import { indexKeyOf } from '../../src/session/session-index';
 import { Sessions, sessionKey } from '../../src/session/sessions';
 import type { SessionRecord, SessionStore } from '../../src/session/session-store';
 import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
@@ -237,7 +239,8 @@ describe('the redis session store in Redis', () => {
 describe('Sessions over the redis store', () => {
   const store = createRedisSessionStore(redis);
   const cipher = createCredentialCipher(randomBytes(32));
-  const sessions = new Sessions({ store, cipher, idleMs: 60_000, absoluteMs: 3_600_000 });
+  const keys = createDerivedKeys(randomBytes(32));
+  const sessions = new Sessions({ store, cipher, idleMs: 60_000, absoluteMs: 3_600_000, keys });
 
   function credential(): UpstreamCredential {
     return { accessToken: `token-${randomUUID()}`, client: `client-${randomUUID()}`, uid: 'user@example.com' };
@@ -249,12 +252,17 @@ describe('Sessions over the redis store', () => {
   ): Promise<Awaited<ReturnType<Sessions['create']>>> {
     const created = await on.create('sandbox', value);
     keysToClean.add(sessionKey(created.id));
+    keysToClean.add(indexKeyOf(sessionKey(created.id)) ?? sessionKey(created.id));
     return created;
   }
 
-  it('returns an id of 43 base64url characters', async () => {
+  it('returns an id of its user\'s keyed name and 43 random base64url characters (256 bits)', async () => {
     const { id } = await createSession();
-    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(id).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    // The name is the user's (the same for their next session), the rest is new each time.
+    const next = await createSession();
+    expect(next.id.split('.')[0]).toBe(id.split('.')[0]);
+    expect(next.id.split('.')[1]).not.toBe(id.split('.')[1]);
   });
 
   it('stores the session under the hashed key, never under the raw id, and never in plain text', async () => {
@@ -333,7 +341,7 @@ describe('Sessions over the redis store', () => {
 
   it('does not open a record sealed under another key, and reports it missing', async () => {
     const { id } = await createSession();
-    const other = new Sessions({ store, cipher: createCredentialCipher(randomBytes(32)), idleMs: 60_000, absoluteMs: 3_600_000 });
+    const other = new Sessions({ store, cipher: createCredentialCipher(randomBytes(32)), idleMs: 60_000, absoluteMs: 3_600_000, keys });
     expect(await other.resolve(id)).toEqual({ status: 'missing' });
     // An unusable record is dropped.
     expect(await redis.exists(sessionKey(id))).toBe(0);
@@ -351,7 +359,7 @@ describe('Sessions over the redis store', () => {
 
   it('does not extend a session whose absolute end was moved later in Redis, and deletes it (regression)', async () => {
     let now = Date.now();
-    const clocked = new Sessions({ store, cipher, idleMs: 60_000, absoluteMs: 3_600_000, clock: () => now });
+    const clocked = new Sessions({ store, cipher, idleMs: 60_000, absoluteMs: 3_600_000, clock: () => now, keys });
     const { id } = await createSession(clocked);
     // Near the real end, someone with write access to Redis moves it a day later.
     now += 3_600_000 - 30_000;

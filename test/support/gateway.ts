@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { useEmulator, type HttpAnswer, type UseEmulatorOptions } from './emulator';
-import { startGatewayInProcess, type TestGateway } from './in-process';
+import { startGatewayInProcess, type InProcessGateway, type TestGateway } from './in-process';
 import { launchGateway, runGatewayToExit, type Launched } from './launcher';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy';
 import { ownRedis, type OwnRedis } from './redis-server';
@@ -27,10 +27,25 @@ export const RELAXED_LIMITS = { RATE_LIMIT_LOGIN: '100000/1m', RATE_LIMIT_LOGIN_
 /** A short drain: every gateway process is stopped with SIGTERM (test/e2e/drain.test.ts sets its own). */
 const FAST_SHUTDOWN = { SHUTDOWN_DELAY: '50ms' };
 
-const testEnv = (env: Record<string, string | undefined>) => ({ LOG_LEVEL: 'info', NODE_ENV: 'test', ...RELAXED_LIMITS, ...FAST_SHUTDOWN, ...env });
+/**
+ * No session cap for tests that are not about it: the files of a worker share the test Redis and
+ * CREDENTIAL_KEY, so the demo account's sessions of every file before count toward it, and a
+ * login past it would sign one out upstream in the middle of a test that counts upstream calls
+ * (test/e2e/session-revocation.test.ts sets a cap of its own).
+ */
+const UNCAPPED_SESSIONS = { SESSION_MAX_PER_USER: '1000' };
+
+/**
+ * The upstream schema check off unless a test is about it (test/ops/upstream-schema*.test.ts): at
+ * start it would add a sign-in and an introspection to the emulator's request log of every gateway
+ * with a service account, which many tests count.
+ */
+const NO_SCHEMA_CHECK = { UPSTREAM_SCHEMA_CHECK_INTERVAL: '0' };
+
+const testEnv = (env: Record<string, string | undefined>) => ({ LOG_LEVEL: 'info', NODE_ENV: 'test', ...RELAXED_LIMITS, ...FAST_SHUTDOWN, ...UNCAPPED_SESSIONS, ...NO_SCHEMA_CHECK, ...env });
 
 /** A gateway in this process with these variables (plus PORT=0 and the tests' defaults). */
-export function startTestGateway(env: Record<string, string | undefined>): Promise<TestGateway> {
+export function startTestGateway(env: Record<string, string | undefined>): Promise<InProcessGateway> {
   return startGatewayInProcess(testEnv(env));
 }
 

@@ -22,7 +22,7 @@ import { sessionCookieName } from '../../src/session/cookie';
 import type { BrowserSessionDependencies } from '../../src/session/session-identity';
 import { createMemorySessionStore } from '../../src/session/memory-session-store';
 import { Sessions } from '../../src/session/sessions';
-import type { SessionStore } from '../../src/session/session-store';
+import type { IndexedSessionStore } from '../../src/session/session-index';
 import { createUpstreamFetch } from '../../src/upstream/fetch';
 import { upstreamTarget, type UpstreamTarget } from '../../src/upstream/target';
 
@@ -35,7 +35,7 @@ import { requestState } from './request-state';
 export const specUpstreams = { sandbox: upstreamTarget('sandbox', 'http://sandbox.test'), production: upstreamTarget('production', 'http://production.test') };
 
 export interface SessionOptions {
-  readonly store?: SessionStore;
+  readonly store?: IndexedSessionStore;
   readonly clock?: () => number;
 }
 
@@ -44,7 +44,7 @@ export function browserSessions({ store = createMemorySessionStore(), clock = Da
   const state = requestState();
   const captured = capturedLog('debug');
   const metrics = createMetrics({ processMetrics: false });
-  const sessions = new Sessions({ store, cipher: createCredentialCipher(randomBytes(32)), idleMs: 60_000, absoluteMs: 3_600_000, clock });
+  const sessions = new Sessions({ store, cipher: createCredentialCipher(randomBytes(32)), idleMs: 60_000, absoluteMs: 3_600_000, clock, keys: createDerivedKeys(randomBytes(32)) });
   const dependencies: BrowserSessionDependencies = {
     sessions, health: createStoreHealth('sessions', captured.log), log: captured.log, metrics, cookieSecure: false, upstreams: specUpstreams,
     setCookies: state.setCookies, sessionCookies: state.sessionCookies,

@@ -12,13 +12,20 @@ import type { ExitStatus } from './launcher';
 /** What tests use of a started gateway, in this process or in a child (launcher.ts). */
 export interface TestGateway {
   readonly url: string;
+  /** With OPS_PORT: where the probes, /metrics and /ops/ are served. */
+  readonly opsUrl?: string;
   /** Its log lines and start banner so far. */
   output(): string;
   /** Stops it; 0 once stopped (a child's exit status for a process). */
   stop(): Promise<ExitStatus>;
 }
 
-export async function startGatewayInProcess(env: Record<string, string | undefined>): Promise<TestGateway> {
+/** One in this process can also be drained as SIGTERM drains a process (SHUTDOWN_DELAY, SHUTDOWN_TIMEOUT). */
+export interface InProcessGateway extends TestGateway {
+  drain(): Promise<void>;
+}
+
+export async function startGatewayInProcess(env: Record<string, string | undefined>): Promise<InProcessGateway> {
   let output = '';
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -34,7 +41,9 @@ export async function startGatewayInProcess(env: Record<string, string | undefin
   let stopped: Promise<ExitStatus> | undefined;
   return {
     url: gateway.url,
+    ...(gateway.opsUrl ? { opsUrl: gateway.opsUrl } : {}),
     output: () => output,
     stop: () => (stopped ??= gateway.close().then(() => 0)),
+    drain: () => gateway.drain(),
   };
 }

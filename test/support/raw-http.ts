@@ -39,9 +39,10 @@ function parse(raw: string): Omit<RawAnswer, 'error'> {
 
 /**
  * Sends `head` (the request line and headers, without the blank line) and the body pieces, each
- * written whole before the next, and only then starts reading the answer (until the server closes).
+ * written whole before the next (and `pauseMs` after each), and only then starts reading the
+ * answer (until the server closes).
  */
-export function sendThenRead(url: string, head: string, pieces: readonly Buffer[], timeoutMs = 10_000): Promise<RawAnswer> {
+export function sendThenRead(url: string, head: string, pieces: readonly Buffer[], timeoutMs = 10_000, pauseMs = 0): Promise<RawAnswer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
@@ -61,7 +62,11 @@ export function sendThenRead(url: string, head: string, pieces: readonly Buffer[
     const write = (data: Buffer | string) => new Promise<void>((done) => (socket.write(data) ? done() : socket.once('drain', done)));
     const send = async () => {
       await write(`${head}\r\n\r\n`);
-      for (const piece of pieces) await write(piece);
+      for (const piece of pieces) {
+        await write(piece);
+        // A slow client (pauseMs): the server answers while the body is still arriving.
+        if (pauseMs > 0) await new Promise((done) => setTimeout(done, pauseMs));
+      }
       // Everything is sent: now read, as a client that reads only after sending would.
       setTimeout(() => socket.resume(), 50);
     };

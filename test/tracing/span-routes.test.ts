@@ -55,13 +55,17 @@ describe('the SERVER span\'s route', () => {
     }
   });
 
-  it('gives a path that matches no route no http.route, and no url.path beyond its first segment', async () => {
+  it('gives a path that matches no route no http.route, and no url.path beyond its first segment, and that only when a route of the gateway\'s begins with it', async () => {
     const { status, server } = await traced('/a/secret-thing/x?token=also-secret');
     expect(status).toBe(404);
     expect(server?.name).toBe('GET');
     expect(server?.attributes['http.route']).toBeUndefined();
-    expect(server?.attributes['url.path']).toBe('/a');
+    expect(server?.attributes['url.path']).toBeUndefined();
     for (const body of receiver.bodies) expect(body).not.toMatch(/secret-thing|also-secret/);
+    // A first segment of the client's own (an e-mail) is not kept; one of the gateway's is.
+    expect((await traced('/demo@example.com/x')).server?.attributes['url.path']).toBeUndefined();
+    expect((await traced('/statements/123-45-6789/not-pdf')).server?.attributes['url.path']).toBe('/statements');
+    for (const body of receiver.bodies) expect(body).not.toMatch(/demo@example\.com|123-45-6789/);
   });
 
   it('names the gateway\'s own routes by their templates, whatever their answer', async () => {

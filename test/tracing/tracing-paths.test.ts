@@ -56,7 +56,7 @@ async function traced(query: string, variables?: Record<string, unknown>) {
 }
 
 describe('tracing, whichever path a request takes', () => {
-  // Regression: the hot path (src/http/hot-path.ts) answers a query text the pipeline has already
+  // Regression: the hot path (src/hot-path/hot-path.ts) answers a query text the pipeline has already
   // run without Yoga's plugins, so without its operation span; startGateway keeps it off with tracing.
   it('keeps a hot query text in the traced pipeline: its second request still has its SERVER, operation and CLIENT spans', async () => {
     const query = 'query HotGreeting { secretGreeting { response } }';

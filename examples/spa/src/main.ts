@@ -1,11 +1,13 @@
 /**
  * The example page: log in, follow the session's idle countdown, list statements, add one (once per
- * intent: add-statement.ts), open or download their PDFs, log out. Errors are handled by their contract code (see `handle`).
+ * intent: add-statement.ts), open or download their PDFs, see and end this user's sessions in other
+ * browsers (sessions-panel.ts), log out. Errors are handled by their contract code (see `handle`).
  */
 import './style.css';
 import { w2Filer } from './add-statement';
 import { execute, GatewayError, pdfLink, read } from './client';
 import { countdown } from './countdown';
+import { sessionsPanel } from './sessions-panel';
 import type { Environment } from './gql/graphql';
 import { waitText } from './wait-text';
 import { LoginMutation, LogoutMutation, SessionLeftQuery, SessionQuery, StatementsQuery } from './operations';
@@ -18,6 +20,7 @@ const message = $('message');
 const addForm = $<HTMLFormElement>('add');
 const fileW2 = w2Filer();
 const timer = countdown($('countdown'), () => void refreshSession(SessionLeftQuery));
+const sessions = sessionsPanel({ say, signedOut: (text) => showLogin(text), handle });
 
 const NO_COOKIE = `Logged in, but the browser did not send the session cookie back. The page (${location.origin}) and the gateway must be on the same site: one host name, any port (localhost and 127.0.0.1 are different sites).`;
 
@@ -40,6 +43,7 @@ function showLogin(text = '', kind: 'info' | 'error' = 'info'): void {
   timer.stop();
   sessionPanel.hidden = true;
   statements.hidden = true;
+  sessions.clear();
   $('rows').replaceChildren();
   loginForm.hidden = false;
   say(text, kind);
@@ -159,6 +163,7 @@ loginForm.onsubmit = async (event) => {
   }
   try {
     await loadStatements();
+    await sessions.load();
   } catch (error) {
     // Refused right after a successful login: the browser did not send the cookie back.
     if (error instanceof GatewayError && error.code === 'UNAUTHENTICATED') return showLogin(NO_COOKIE, 'error');
@@ -190,6 +195,7 @@ addForm.onsubmit = async (event) => {
 $('refresh').onclick = async () => {
   try {
     await loadStatements(true);
+    await sessions.load();
     await refreshSession();
   } catch (error) {
     handle(error);
@@ -212,6 +218,7 @@ async function start(): Promise<void> {
     if (!session) return showLogin();
     showSession(session);
     await loadStatements();
+    await sessions.load();
   } catch (error) {
     showLogin();
     handle(error);

@@ -57,3 +57,24 @@ export const StatementsByUploaderQuery = graphql(`
     }
   }
 `);
+
+/** "Your sessions": every browser signed in as this user, this one first. */
+export const SessionsQuery = graphql(`
+  query Sessions {
+    sessions { id createdAt lastSeenAt userAgent current }
+  }
+`);
+
+/** Ends one of them (another browser): it is signed out at once, on every replica. */
+export const EndSessionMutation = graphql(`
+  mutation EndSession($id: ID!) {
+    endSession(id: $id)
+  }
+`);
+
+/** Ends all of them, or all but this one with `keepCurrent`; answers how many it ended. */
+export const LogoutEverywhereMutation = graphql(`
+  mutation LogoutEverywhere($keepCurrent: Boolean) {
+    logoutEverywhere(keepCurrent: $keepCurrent)
+  }
+`);

@@ -4,6 +4,8 @@
   const HISTORY = 90;
   const every = Math.min(60, Math.max(1, Number(new URLSearchParams(location.search).get('every')) || 2)) * 1000;
   const CACHES = ['definitions', 'statements', 'pdf'];
+  const MISS_REASONS = ['cold', 'expired', 'bypass', 'invalidated', 'purged', 'store_down'];
+  const MISS_COLORS = { cold: '#54a0ff', expired: '#feca57', bypass: '#c8d6e5', invalidated: '#10ac84', purged: '#5f27cd', store_down: '#ee5253' };
   const COLORS = { definitions: '#2e86de', statements: '#10ac84', pdf: '#ee5253', p50: '#54a0ff', p95: '#ff9f43', ok: '#10ac84', error: '#ee5253', timeout: '#f368e0', errors: '#ee5253' };
   // Counters are per process: one history per replica (and a restarted one starts afresh).
   // Kept in this tab's sessionStorage, so a reload (or a deploy of the page) keeps the charts.
@@ -84,6 +86,7 @@
       latency: bar('chart-latency', ['p50', 'p95'].map((q) => ({ label: q, data: [], backgroundColor: COLORS[q] })), false),
       upstream: bar('chart-upstream', ['ok', 'error', 'timeout'].map((outcome) => ({ label: outcome, data: [], backgroundColor: COLORS[outcome] })), true),
       errors: bar('chart-errors', [{ label: 'errors', data: [], backgroundColor: COLORS.errors }], false),
+      misses: bar('chart-misses', MISS_REASONS.map((reason) => ({ label: reason, data: [], backgroundColor: MISS_COLORS[reason] })), true),
     };
   }
 
@@ -138,6 +141,63 @@
     charts.errors.data.labels = codes;
     charts.errors.data.datasets[0].data = codes.map((code) => last.errors[code] - (first === last ? 0 : first.errors[code] ?? 0));
     charts.errors.update();
+
+    // Misses over the window, one bar per cache stacked by reason (a snapshot without them: none).
+    charts.misses.data.labels = CACHES;
+    MISS_REASONS.forEach((reason, index) => {
+      charts.misses.data.datasets[index].data = CACHES.map((cache) => (last.misses?.[cache]?.[reason] ?? 0) - (first === last ? 0 : first.misses?.[cache]?.[reason] ?? 0));
+    });
+    charts.misses.update();
+  }
+
+  // The upstream schema panel: one card per environment, rebuilt only when the check's result
+  // changed. Text goes in as text (textContent), never as HTML: paths and messages are the upstream's.
+  const SHOWN = 50;
+  let shownSchema = '';
+  function element(tag, attributes, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes ?? {})) node.setAttribute(name, value);
+    for (const child of children) node.append(child);
+    return node;
+  }
+  function schemaCard(environment, check) {
+    const breaking = check.changes.filter((change) => change.severity === 'breaking').length;
+    const counts = { breaking, dangerous: 0, safe: 0 };
+    for (const change of check.changes) if (change.severity !== 'breaking') counts[change.severity] += 1;
+    const alarm = breaking > 0 || check.invalidDocuments.length > 0;
+    const badge = element('span', { class: `badge ${check.status}${alarm && check.status === 'changed' ? ' breaking' : ''}` }, check.status);
+    const card = element('div', { class: 'schema-environment', 'data-environment': environment, 'data-status': check.status, 'data-breaking': String(breaking), 'data-invalid-documents': String(check.invalidDocuments.length) },
+      element('h3', {}, environment, badge));
+    const when = [
+      check.checkedAt ? `checked ${time(Date.parse(check.checkedAt))}` : 'not checked yet',
+      check.lastSuccessAt && check.lastSuccessAt !== check.checkedAt ? `last success ${time(Date.parse(check.lastSuccessAt))}` : '',
+      check.durationMs !== undefined ? `took ${check.durationMs} ms` : '',
+    ].filter(Boolean).join(' · ');
+    card.append(element('p', { class: 'meta' }, when));
+    if (check.reason) card.append(element('p', { class: 'meta reason' }, check.reason));
+    if (check.lastSuccessAt) {
+      const refused = check.invalidDocuments.length;
+      card.append(element('p', { class: 'meta counts' }, `${counts.breaking} breaking · ${counts.dangerous} dangerous · ${counts.safe} safe · ${refused} trusted document${refused === 1 ? '' : 's'} refused`));
+    }
+    if (check.changes.length) {
+      const rows = check.changes.slice(0, SHOWN).map((change) => element('tr', {},
+        element('td', { class: `severity-${change.severity}` }, change.severity), element('td', {}, element('code', {}, change.path)), element('td', {}, change.description)));
+      card.append(element('table', { class: 'changes' }, element('tr', {}, element('th', {}, 'severity'), element('th', {}, 'path'), element('th', {}, 'change')), ...rows));
+      if (check.changes.length > SHOWN) card.append(element('p', { class: 'meta' }, `and ${check.changes.length - SHOWN} more (GET /ops/upstream-schema)`));
+    }
+    if (check.invalidDocuments.length) {
+      const rows = check.invalidDocuments.slice(0, SHOWN).map((document) => element('tr', {},
+        element('td', {}, document.name), element('td', { class: 'id' }, element('code', {}, document.id.slice(0, 12))), element('td', {}, document.message)));
+      card.append(element('table', { class: 'documents' }, element('tr', {}, element('th', {}, 'trusted document'), element('th', {}, 'id'), element('th', {}, 'why the upstream would refuse it')), ...rows));
+    }
+    return card;
+  }
+  function renderSchema(statuses) {
+    const text = JSON.stringify(statuses ?? null);
+    if (text === shownSchema) return;
+    shownSchema = text;
+    const target = document.getElementById('schema-environments');
+    target.replaceChildren(...(statuses ? Object.entries(statuses).map(([environment, check]) => schemaCard(environment, check)) : [element('p', { class: 'scope' }, 'Not available on this replica.')]));
   }
 
   async function poll() {
@@ -155,6 +215,7 @@
       if (samples.length > HISTORY) samples.shift();
       keep();
       render();
+      renderSchema(sample.upstreamSchema);
       status.className = '';
       const replicas = histories.size > 1 ? ` · replica ${sample.instance.split('-')[0]} of ${histories.size} seen` : '';
       status.textContent = `Updated ${time(sample.at)} · every ${every / 1000} s${replicas}`;

@@ -22,6 +22,9 @@ type Documents = {
     "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n": typeof types.StatementsDocument,
     "\n  mutation AddW2($statements: [Fw2Input!]!) {\n    addFw2Statements(statements: $statements) {\n      errors\n      statements { messages statement { otxId uploaderId } }\n    }\n  }\n": typeof types.AddW2Document,
     "\n  query StatementsByUploader($uploaderIds: [String!]) {\n    getFw2Statements(uploaderIds: $uploaderIds) {\n      errors\n      statements { nodes { otxId uploaderId } }\n    }\n  }\n": typeof types.StatementsByUploaderDocument,
+    "\n  query Sessions {\n    sessions { id createdAt lastSeenAt userAgent current }\n  }\n": typeof types.SessionsDocument,
+    "\n  mutation EndSession($id: ID!) {\n    endSession(id: $id)\n  }\n": typeof types.EndSessionDocument,
+    "\n  mutation LogoutEverywhere($keepCurrent: Boolean) {\n    logoutEverywhere(keepCurrent: $keepCurrent)\n  }\n": typeof types.LogoutEverywhereDocument,
 };
 const documents: Documents = {
     "\n  query Session {\n    session { uid environment expiresAt idleExpiresAt idleExpiresInSeconds }\n  }\n": types.SessionDocument,
@@ -31,6 +34,9 @@ const documents: Documents = {
     "\n  query Statements($first: Int) {\n    getStatements(first: $first) {\n      errors\n      statements {\n        nodes { otxId uploaderId formType taxYear recipientFirstName recipientLastName statusDescription }\n      }\n    }\n  }\n": types.StatementsDocument,
     "\n  mutation AddW2($statements: [Fw2Input!]!) {\n    addFw2Statements(statements: $statements) {\n      errors\n      statements { messages statement { otxId uploaderId } }\n    }\n  }\n": types.AddW2Document,
     "\n  query StatementsByUploader($uploaderIds: [String!]) {\n    getFw2Statements(uploaderIds: $uploaderIds) {\n      errors\n      statements { nodes { otxId uploaderId } }\n    }\n  }\n": types.StatementsByUploaderDocument,
+    "\n  query Sessions {\n    sessions { id createdAt lastSeenAt userAgent current }\n  }\n": types.SessionsDocument,
+    "\n  mutation EndSession($id: ID!) {\n    endSession(id: $id)\n  }\n": types.EndSessionDocument,
+    "\n  mutation LogoutEverywhere($keepCurrent: Boolean) {\n    logoutEverywhere(keepCurrent: $keepCurrent)\n  }\n": types.LogoutEverywhereDocument,
 };
 
 /**
@@ -61,6 +67,18 @@ export function graphql(source: "\n  mutation AddW2($statements: [Fw2Input!]!) {
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query StatementsByUploader($uploaderIds: [String!]) {\n    getFw2Statements(uploaderIds: $uploaderIds) {\n      errors\n      statements { nodes { otxId uploaderId } }\n    }\n  }\n"): typeof import('./graphql').StatementsByUploaderDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Sessions {\n    sessions { id createdAt lastSeenAt userAgent current }\n  }\n"): typeof import('./graphql').SessionsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation EndSession($id: ID!) {\n    endSession(id: $id)\n  }\n"): typeof import('./graphql').EndSessionDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LogoutEverywhere($keepCurrent: Boolean) {\n    logoutEverywhere(keepCurrent: $keepCurrent)\n  }\n"): typeof import('./graphql').LogoutEverywhereDocument;
 
 
 export function graphql(source: string) {

@@ -1240,6 +1240,25 @@ export type StatementsByUploaderQueryVariables = Exact<{
 
 export type StatementsByUploaderQuery = { __typename?: 'Query', getFw2Statements?: { __typename?: 'GetFw2StatementsPayload', errors: Array<string>, statements?: { __typename?: 'Fw2StatementConnection', nodes?: Array<{ __typename?: 'Fw2Statement', otxId?: string | null, uploaderId?: string | null }> | null } | null } | null };
 
+export type SessionsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type SessionsQuery = { __typename?: 'Query', sessions: Array<{ __typename?: 'SessionInfo', id: string, createdAt: string, lastSeenAt: string, userAgent?: string | null, current: boolean }> };
+
+export type EndSessionMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type EndSessionMutation = { __typename?: 'Mutation', endSession: boolean };
+
+export type LogoutEverywhereMutationVariables = Exact<{
+  keepCurrent?: InputMaybe<Scalars['Boolean']['input']>;
+}>;
+
+
+export type LogoutEverywhereMutation = { __typename?: 'Mutation', logoutEverywhere: number };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -1342,3 +1361,24 @@ export const StatementsByUploaderDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"9593633c7787c6fad4d0854931ec8ba0c793d5c37784c8f30efa71e1e2821a68"}) as unknown as TypedDocumentString<StatementsByUploaderQuery, StatementsByUploaderQueryVariables>;
+export const SessionsDocument = new TypedDocumentString(`
+    query Sessions {
+  sessions {
+    id
+    createdAt
+    lastSeenAt
+    userAgent
+    current
+  }
+}
+    `, {"hash":"64504d4003b2ee743cdeebd324bc5f8313284f6e2e8b27e77ac696de139cb835"}) as unknown as TypedDocumentString<SessionsQuery, SessionsQueryVariables>;
+export const EndSessionDocument = new TypedDocumentString(`
+    mutation EndSession($id: ID!) {
+  endSession(id: $id)
+}
+    `, {"hash":"67188c8e2ce8c2ea48c1bd4d57c0a8a15dc811c26d6565548a58888de31ab5fc"}) as unknown as TypedDocumentString<EndSessionMutation, EndSessionMutationVariables>;
+export const LogoutEverywhereDocument = new TypedDocumentString(`
+    mutation LogoutEverywhere($keepCurrent: Boolean) {
+  logoutEverywhere(keepCurrent: $keepCurrent)
+}
+    `, {"hash":"4f7ac0176a65594b19c34535b01add38117c8284d5a06ac85c2747f2e369dc6a"}) as unknown as TypedDocumentString<LogoutEverywhereMutation, LogoutEverywhereMutationVariables>;

@@ -2,9 +2,7 @@
  * The rate-limit store (rate-limiter.ts), in process with a clock the test moves, one contract run
  * over both implementations (memory, and a real Redis on TEST_REDIS_URL): the sliding window at
  * its exact boundary, an honest Retry-After, weights, reset, atomic counting across replicas, and
- * failing open when Redis stops. In-process specs over a real Redis are `<plugin>.in-process.test.ts`
- * beside the area's other tests (the rest are `.unit.test.ts`); login-limits.test.ts covers the
- * login limits built on this store.
+ * failing open when Redis stops. login-limits.test.ts covers the login limits built on this store.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';

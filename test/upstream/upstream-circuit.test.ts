@@ -185,4 +185,24 @@ describe('timed-out calls and the circuit', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(5);
     expect(await upstreamCalls()).toBe(0);
   });
+
+  it('stay closed while the upstream answers one identity\'s calls 500, and open when it answers everyone 500 (regression: one input that crashes the upstream opened the circuit for all)', async () => {
+    proxy = await startRecordingProxy(() => sandbox.url);
+    const { gateway, browser: other } = await signedIn({ UPSTREAM_SANDBOX_URL: proxy.url, UPSTREAM_CIRCUIT_COOLDOWN: '10s' });
+    await control(sandbox.url, 'POST', '/__emulator/accounts', HEAVY);
+    const crashing = new Browser(gateway.url);
+    expect((await crashing.login(HEAVY.email, HEAVY.password)).codes).toEqual([]);
+    proxy.fault = ({ method, headers }) => (method === 'POST' && headers.uid === HEAVY.email ? { status: 500, contentType: 'application/json', body: '{}' } : undefined);
+    for (let i = 0; i < 3 * FAILURES; i++) expect((await crashing.graphql(`{ g${i}: secretGreeting { response } }`)).codes).toEqual(['UPSTREAM_UNAVAILABLE']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await circuitState(gateway.url)).toBe(0);
+    expect((await other.graphql(GREETING)).codes).toEqual([]);
+    // The upstream failing everyone fails the probe too (once the last probe's half-second result is stale).
+    proxy.fault = () => ({ status: 500, contentType: 'application/json', body: '{}' });
+    let call = 0;
+    await expect.poll(async () => {
+      await other.graphql(`{ o${call++}: secretGreeting { response } }`);
+      return circuitState(gateway.url);
+    }, { timeout: 8_000, interval: 200 }).toBe(2);
+  });
 });
