@@ -5,29 +5,15 @@
  * service account of the same upstream user. In-process gateways on the test Redis.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT } from '../support/emulator';
-import { Browser, startTestGateway, TEST_REDIS_URL, useGatewayOnEmulators, type TestGateway } from '../support/gateway';
-import { ADD_FW2, code, fw2, send, type RawAnswer } from '../support/idempotency';
+import { Browser } from '../support/gateway';
+import { ADD_FW2, code, fw2, send, useOwnGateways, type RawAnswer } from '../support/idempotency';
 import { serviceAccountsEnv, testServiceAccount } from '../support/service-accounts';
 
-const { sandbox, production } = useGatewayOnEmulators();
-const own: TestGateway[] = [];
-async function gatewayWith(env: Record<string, string>): Promise<TestGateway> {
-  const started = await startTestGateway({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: randomBytes(32).toString('base64'), ...env });
-  own.push(started);
-  return started;
-}
-const adds = async () => (await control<{ operations: string[] }[]>(sandbox.url, 'GET', '/__emulator/requests')).body.filter((entry) => entry.operations.includes('addFw2Statements')).length;
+const { sandbox, gatewayWith, calls } = useOwnGateways();
+const adds = () => calls('addFw2Statements');
 const ran = (answer: RawAnswer) => answer.status === 200 && answer.headers.get('idempotent-replayed') === null;
-
-beforeEach(async () => {
-  await control(sandbox.url, 'DELETE', '/__emulator/requests');
-});
-afterEach(async () => {
-  await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 0 });
-  await Promise.all(own.splice(0).map((gateway) => gateway.stop()));
-});
 
 describe('idempotent mutations under concurrency', () => {
   it('runs a key sent at once to both steps of a CREDENTIAL_KEY rotation at most once (claim, then look under the other name)', { timeout: 60_000 }, async () => {

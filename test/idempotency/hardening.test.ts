@@ -5,36 +5,19 @@
  * In-process gateways on the test Redis in front of the emulators.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { control, DEMO_ACCOUNT } from '../support/emulator';
-import { Browser, startTestGateway, TEST_REDIS_URL, useGatewayOnEmulators, type TestGateway } from '../support/gateway';
-import { ADD_FW2, code, fw2, send } from '../support/idempotency';
+import { Browser } from '../support/gateway';
+import { ADD_FW2, code, fw2, send, useOwnGateways } from '../support/idempotency';
 
-const { sandbox, production } = useGatewayOnEmulators();
+const { sandbox, gatewayWith, calls } = useOwnGateways();
 
-const own: TestGateway[] = [];
-/** A gateway of this test's own on the test Redis, stopped after the test. */
-async function gatewayWith(env: Record<string, string>): Promise<TestGateway> {
-  const started = await startTestGateway({ UPSTREAM_SANDBOX_URL: sandbox.url, UPSTREAM_PRODUCTION_URL: production.url, REDIS_URL: TEST_REDIS_URL, CREDENTIAL_KEY: randomBytes(32).toString('base64'), ...env });
-  own.push(started);
-  return started;
-}
 async function signedIn(url: string, email: string = DEMO_ACCOUNT.email, password: string = DEMO_ACCOUNT.password): Promise<Browser> {
   const browser = new Browser(url);
   expect((await browser.login(email, password)).codes).toEqual([]);
   return browser;
 }
-const requests = async () => (await control<{ operations: string[] }[]>(sandbox.url, 'GET', '/__emulator/requests')).body;
-const calls = async (field: string) => (await requests()).flatMap((entry) => entry.operations).filter((name) => name === field).length;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-beforeEach(async () => {
-  await control(sandbox.url, 'DELETE', '/__emulator/requests');
-});
-afterEach(async () => {
-  await control(sandbox.url, 'PATCH', '/__emulator/settings', { latencyMs: 0 });
-  await Promise.all(own.splice(0).map((gateway) => gateway.stop()));
-});
 
 describe('idempotent mutations, hardened', () => {
   it('holds the key for as long as a mutation of many root fields runs, past UPSTREAM_TIMEOUT_MS + 10 s', { timeout: 60_000 }, async () => {
