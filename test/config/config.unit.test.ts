@@ -5,19 +5,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/config/duration';
 import { ConfigError, loadConfig } from '../../src/config/index';
+import { configRefusal } from '../support/config';
 
 const KEY = randomBytes(32).toString('base64');
 
-/** The ConfigError loadConfig throws for this environment. */
-function refusal(env: NodeJS.ProcessEnv): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
-}
+const refusal = configRefusal;
 
 describe('loadConfig', () => {
   it('applies the defaults to an empty environment', () => {

@@ -3,17 +3,10 @@
  * egress clients use, lower-case forms winning, nothing at all without a proxy; and OPS_PORT.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/index';
+import { loadConfig } from '../../src/config/index';
+import { configRefusal } from '../support/config';
 
-function refusal(env: NodeJS.ProcessEnv): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
-}
+const refusal = (env: NodeJS.ProcessEnv): string => configRefusal(env).message;
 
 describe('the egress proxy variables', () => {
   it('leaves egress alone without a proxy (NO_PROXY alone changes nothing)', () => {

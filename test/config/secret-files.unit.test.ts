@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, CONFIG_VARIABLES, loadConfig } from '../../src/config/index';
+import { CONFIG_VARIABLES, loadConfig } from '../../src/config/index';
+import { configRefusal } from '../support/config';
 
 const KEY = randomBytes(32).toString('base64');
 const TOKEN = 'ops-token-0123456789abcdef';
@@ -26,16 +27,7 @@ function secretFile(content: string): string {
   return file;
 }
 
-/** The message of the ConfigError loadConfig throws for this environment. */
-function refusal(env: NodeJS.ProcessEnv): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
-}
+const refusal = (env: NodeJS.ProcessEnv): string => configRefusal(env).message;
 
 describe('secrets as files (*_FILE)', () => {
   it('reads each of the four values from its file, as the variable would give it', () => {

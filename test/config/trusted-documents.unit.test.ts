@@ -8,22 +8,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Kind } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/index';
+import { loadConfig } from '../../src/config/index';
 import { clientPresetManifest, documentId, manifestFile } from '../support/trusted-documents';
+import { configRefusal } from '../support/config';
 
 const HELLO = 'query Hello { secretGreeting { response } }';
 const LOGOUT = 'mutation Logout { logout }';
 const SPA_MANIFEST = path.resolve(__dirname, '../../examples/spa/src/gql/persisted-documents.json');
 
-function refusal(env: NodeJS.ProcessEnv): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
-}
+const refusal = (env: NodeJS.ProcessEnv): string => configRefusal(env).message;
 
 const apollo = (operations: unknown[]) => ({ format: 'apollo-persisted-query-manifest', version: 1, operations });
 const operation = (body: string, name: string, type = 'query') => ({ id: documentId(body), name, type, body });
