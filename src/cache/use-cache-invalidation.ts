@@ -13,6 +13,7 @@ import type { IdentityContext } from '../identity/use-identity';
 import { identityScope } from './scope';
 import { cacheKeys, type CacheStore, type GroupSelection } from './cache-store';
 import type { ExecutedOperation } from '../request/executed';
+import { SESSION_FIELDS } from '../request/root-fields';
 import type { RequestSlot } from '../request/slot';
 import type { UpstreamOutcomes } from '../upstream/outcome';
 
@@ -25,7 +26,7 @@ export interface CacheInvalidationOptions {
 }
 
 /** Mutations that change nothing a cache holds. */
-const HARMLESS = new Set(['login', 'logout', 'endSession', 'logoutEverywhere', 'confirmRegistration', '__typename']);
+const HARMLESS = new Set([...SESSION_FIELDS, 'confirmRegistration', '__typename']);
 const ADD = /^add\w+Statements$/;
 const UPDATE = /^update\w+Statements$/;
 const BY_IDS = new Set(['deleteStatements', 'finalizeStatements', 'submitStatements']);

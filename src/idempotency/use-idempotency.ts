@@ -30,6 +30,7 @@ import { fingerprintParts, idempotencyKeyOf, isFingerprintOf, requestFingerprint
 import { openAnswer, sealAnswer, type StoredAnswer } from './sealed-answer';
 import { foundOutcome, type ClaimOutcome, type FoundOutcome, type IdempotencyStore, type RecordName } from './idempotency-store';
 import type { DocumentFacts, ExecutedOperation } from '../request/executed';
+import { SESSION_FIELDS } from '../request/root-fields';
 import type { RequestSlot } from '../request/slot';
 import type { UpstreamOutcomes } from '../upstream/outcome';
 
@@ -69,8 +70,6 @@ export interface IdempotencyOptions {
   readonly marks: IdempotencyMarks;
 }
 
-/** The gateway's own mutations: a login's answer (its cookie) must never be replayed; they run alone (useSessionFieldsAlone). */
-const GATEWAY_MUTATIONS = new Set(['login', 'logout', 'endSession', 'logoutEverywhere']);
 
 export interface IdempotencyPlugins {
   readonly execution: Plugin<IdentityContext>;
@@ -171,7 +170,8 @@ export function useIdempotency(options: IdempotencyOptions): IdempotencyPlugins 
       if (!request.headers.has('idempotency-key')) return;
       const executed = operations.get(request);
       if (executed?.operation.operation !== OperationTypeNode.MUTATION) return;
-      if (executed.fields.some((field) => GATEWAY_MUTATIONS.has(field.name.value))) return;
+      // The session fields are never kept: a login's answer (its cookie) must never be replayed.
+      if (executed.fields.some((field) => SESSION_FIELDS.has(field.name.value))) return;
       const given = idempotencyKeyOf(request);
       if (given === undefined) return;
       if ('malformed' in given) return setResultAndStopExecution(refuse(gatewayError('BAD_REQUEST', 'Idempotency-Key must be 1 to 255 visible ASCII characters (! to ~).')));

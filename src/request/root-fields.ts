@@ -1,5 +1,12 @@
 import { Kind, visit, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 
+/**
+ * The gateway's session fields: each starts or ends browser sessions, so it runs alone in its
+ * operation (session/use-lone-session-fields.ts), is never kept under an Idempotency-Key
+ * (idempotency/), and drops no cache (cache/use-cache-invalidation.ts).
+ */
+export const SESSION_FIELDS: ReadonlySet<string> = new Set(['login', 'logout', 'endSession', 'logoutEverywhere']);
+
 /** The selected operation of a document, as graphql-js picks it. */
 export function selectedOperation(document: DocumentNode, operationName?: string | null): OperationDefinitionNode | undefined {
   const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);

@@ -17,10 +17,9 @@
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError, type GatewayError } from '../errors';
 import type { ExecutedOperation } from '../request/executed';
+import { SESSION_FIELDS } from '../request/root-fields';
 import type { RequestSlot } from '../request/slot';
 
-/** The root fields that start or end sessions (`endSession` and `logoutEverywhere` once they exist). */
-export const SESSION_FIELDS: ReadonlySet<string> = new Set(['login', 'logout', 'endSession', 'logoutEverywhere']);
 
 /** The refusal of an operation that puts a session field beside another root field, else undefined. */
 export function loneSessionFieldRefusal(executed: ExecutedOperation): GatewayError | undefined {
