@@ -26,7 +26,7 @@ import { passThrough } from './scenarios/pass-through';
 import { pdfs } from './scenarios/pdfs';
 import { statements } from './scenarios/statements';
 import { clockTicksPerSecond } from './sampling';
-import { PASSWORD, readSettings, USERS, type Settings } from './settings';
+import { PASSWORD, readSettings, SERVICE_ACCOUNT, USERS, type Settings } from './settings';
 import { setLatency, startTargets, type Targets } from './targets';
 
 const SCENARIOS: readonly Scenario[] = [passThrough, statements, definitions, pdfs, logins];
@@ -60,6 +60,7 @@ async function prepare(targets: Targets, settings: Settings): Promise<Fixture> {
   return {
     upstreamHeaders: { ...JSON_HEADERS, ...credential },
     cookieHeaders: { ...JSON_HEADERS, 'x-csrf': '1', cookie },
+    serviceHeaders: { ...JSON_HEADERS, authorization: `Bearer ${SERVICE_ACCOUNT.apiKey}` },
     pdfHeaders: { ...JSON_HEADERS, 'x-csrf': '1', cookie: pdfCookie },
     pdfPages,
   };

@@ -35,6 +35,12 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   return value;
 }
 
+function latencies(text: string): number[] {
+  const values = text.split(',').map((part) => Number(part.trim()));
+  if (values.some((value) => !Number.isInteger(value) || value < 0 || value > 10_000)) throw new Error(`BENCH_LATENCIES must list whole milliseconds from 0 to 10000, got ${JSON.stringify(text)}`);
+  return values;
+}
+
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const seconds = positive(env, 'BENCH_SECONDS', 10);
   return {
@@ -42,7 +48,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     warmupSeconds: Math.min(1, seconds / 2),
     connections: Math.round(positive(env, 'BENCH_CONNECTIONS', 16)),
     pdfPages: Math.round(positive(env, 'BENCH_PDF_PAGES', 40)),
-    latenciesMs: [0, 50],
+    // BENCH_LATENCIES=50: only that emulator latency (for experiments; a full run takes both).
+    latenciesMs: latencies(env.BENCH_LATENCIES ?? '0,50'),
     sequentialCount: 100,
     only: new Set((env.BENCH_ONLY ?? ALL_SCENARIOS.join(',')).split(',').map((part) => Number(part.trim()))),
     redisUrl: env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14',
@@ -56,6 +63,16 @@ export const USERS = {
   pass: 'bench-pass@example.com',
   login: 'bench-login@example.com',
   pdf: 'bench-pdf@example.com',
+} as const;
+
+/**
+ * The bench's service account (scenario 2's `our gateway (uncached, service account)` row): it signs
+ * in upstream as USERS.pass, the account the cookie rows read, so both rows read the same 50 statements.
+ */
+export const SERVICE_ACCOUNT = {
+  name: 'bench-service',
+  apiKey: 'bench-service-account-key-0123456789abcdef',
+  passwordEnv: 'BENCH_SERVICE_ACCOUNT_PASSWORD',
 } as const;
 
 /** Where the raw Redis-GET server finds the gateway's answer to the definitions query. */

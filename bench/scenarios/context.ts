@@ -12,6 +12,8 @@ export interface Fixture {
   readonly upstreamHeaders: Record<string, string>;
   /** JSON, X-CSRF and the gateway session cookie of the same account. */
   readonly cookieHeaders: Record<string, string>;
+  /** JSON and the bench's service account's `Authorization: Bearer` key (signed in as the pass-through account). */
+  readonly serviceHeaders: Record<string, string>;
   /** JSON, X-CSRF and the gateway session cookie of the PDF account (production). */
   readonly pdfHeaders: Record<string, string>;
   /** Pages of 20 otxIds of the PDF account, each read cold once; the last one is the warm page. */

@@ -3,7 +3,9 @@
  * Our gateway answers repeated reads from its read cache, so it is measured twice: as is ("read
  * cache"), and with an unused variable unique to each request ("uncached"), which changes the read
  * cache's key (it hashes the variables) and so makes every request a miss: the pass-through cost
- * of a read. With one connection: the emulator, and our gateway uncached.
+ * of a read. The uncached reads again from one service account (its Bearer key on every connection,
+ * so one identity, as an internal service sends them). With one connection: the emulator, and our
+ * gateway uncached.
  */
 import { loadOnGateway } from '../gateway-counters';
 import { QUERIES } from '../settings';
@@ -28,10 +30,13 @@ export const statements: Scenario = {
       // includes it, so every request misses (the readMiss count in the note confirms it).
       const uncached = await loadOnGateway(loader, targets.gateway, { body, headers, bodyFor: (n) => graphqlBody(QUERIES.statements, { bench: `${latencyMs}-${n}` }) }, ['readHit', 'readMiss', 'hot']);
       rows.add(SCENARIO, latencyMs, 'gateway-uncached', 'our gateway (uncached)', uncached.measured, uncached.note);
+      // The same reads from one internal service: its Bearer key, every connection the one identity.
+      const service = await loadOnGateway(loader, targets.gateway, { body, headers: fixture.serviceHeaders, bodyFor: (n) => graphqlBody(QUERIES.statements, { bench: `service-${latencyMs}-${n}` }) }, ['readHit', 'readMiss', 'hot']);
+      rows.add(SCENARIO, latencyMs, 'gateway-service-account', 'our gateway (uncached, service account)', service.measured, service.note);
       rows.add(SCENARIO, latencyMs, 'emulator-seq', 'emulator direct (sequential)', await oneConnection(context, targets.sandbox, '/v2/graphql', fixture.upstreamHeaders, () => body));
       const uncachedSeq = await oneConnection(context, targets.gateway, '/graphql', headers, (n) => graphqlBody(QUERIES.statements, { bench: `seq-${latencyMs}-${n}` }));
       rows.add(SCENARIO, latencyMs, 'gateway-seq', 'our gateway (uncached, sequential)', uncachedSeq);
-      relatePeers(context, SCENARIO, latencyMs);
+      relatePeers(context, SCENARIO, latencyMs, ['gateway']);
     }
   },
 };

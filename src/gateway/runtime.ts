@@ -31,6 +31,7 @@ import { createMetrics, type GatewayMetrics } from '../observability/metrics';
 import { createStoreHealth, type StoreHealth } from '../observability/store-health';
 import { createMemoryAccountBackoff, createRedisAccountBackoff } from '../protection/account-backoff';
 import { createLoginLimits, type LoginLimits } from '../protection/login-limits';
+import { batchedRateLimit } from '../protection/batched-rate-limit';
 import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit, type RateLimitStore } from '../protection/rate-limiter';
 import { createRedisClient, waitForReady } from '../redis';
 import { createMemorySessionStore } from '../session/memory-session-store';
@@ -192,7 +193,9 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
     ...(redis ? { redis } : {}),
   });
   const rateLimitsFailClosed = redis ? createRedisRateLimitStore(redis, clock) : createMemoryRateLimitStore(clock);
-  const rateLimits = failOpenRateLimit(rateLimitsFailClosed, (error) => sessionStoreHealth.failed(error), () => sessionStoreHealth.ok());
+  // The session, anonymous and service-account limits reserve small blocks (batched-rate-limit.ts).
+  const batchedLimits = redis ? batchedRateLimit(rateLimitsFailClosed, { clock }) : undefined;
+  const rateLimits = failOpenRateLimit(batchedLimits ?? rateLimitsFailClosed, (error) => sessionStoreHealth.failed(error), () => sessionStoreHealth.ok());
   const loginLimits = createLoginLimits({
     // Logins fail closed: these counters throw while Redis is away.
     counters: rateLimitsFailClosed,
@@ -235,6 +238,8 @@ export async function createGatewayRuntime(config: GatewayConfig, logger: Logger
         store.close?.();
         await sessionCache?.close();
         await caches.store.close();
+        await batchedLimits?.release();
+        batchedLimits?.close();
         for (const client of clients) await client.quit().catch(() => client.disconnect());
         await embedded?.close();
         await tracing?.shutdown();

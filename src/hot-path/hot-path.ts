@@ -14,7 +14,7 @@
  * asked, a limit counted, an upstream call made: each once per request), so the error mapping,
  * the audit trail and the metrics of errors stay the pipeline's alone.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { AsyncResource } from 'node:async_hooks';
 import type { GraphQLSchema } from 'graphql';
 import type { CORSOptions } from 'graphql-yoga';
@@ -25,7 +25,7 @@ import { countedBody } from '../http/body-limit';
 import type { RequestIdentity } from '../identity/strategy';
 import type { LogEvents } from '../observability/log-events';
 import type { ServedMetrics } from '../observability/served-metrics';
-import { jsonAnswer, jsonMediaTypeFor } from '../request/raw-json-answers';
+import { jsonMediaTypeFor } from '../request/raw-json-answers';
 import type { RequestSlot } from '../request/slot';
 import type { SetCookies } from '../session/cookie-jar';
 import { eligible, hotCallOf } from './hot-body';
@@ -76,15 +76,22 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
   const { hot, schema, steps, log, metrics, clock, cors, startedAt: started, setCookies, yoga } = options;
   if (!hot.possible) return next;
 
-  /** The clean answer, as Yoga writes it (raw-json-answers.ts, the CORS plugin, useSessionCookies). */
-  const write = (request: Request, req: IncomingMessage, res: ServerResponse, answer: HotAnswer, mediaType: string) => {
-    const response = jsonAnswer(yoga.fetchAPI, answer.bytes, mediaType);
-    if (answer.age !== undefined) response.headers.set('age', answer.age);
+  /**
+   * The clean answer, as Yoga writes it (raw-json-answers.ts, the CORS plugin, useSessionCookies),
+   * straight on Node's response: a whatwg Response and its Headers made and copied for each answer
+   * cost more than the rest of the write (issue 44). test/http/hot-path.test.ts checks both paths
+   * answer the same headers.
+   */
+  const write = (request: Request, res: ServerResponse, answer: HotAnswer, mediaType: string) => {
+    const headers: OutgoingHttpHeaders = { 'content-type': `${mediaType}; charset=utf-8`, 'content-length': Buffer.byteLength(answer.bytes) };
+    if (answer.age !== undefined) headers.age = answer.age;
     const corsHeaders = getCORSHeadersByRequestAndOptions(request, cors(request));
-    if (corsHeaders) for (const name in corsHeaders) response.headers.set(name, corsHeaders[name] as string);
-    for (const value of setCookies.get(request) ?? []) response.headers.append('set-cookie', value);
-    response.headers.set('cache-control', 'no-store');
-    return sendNodeResponse(response, res, req, true);
+    if (corsHeaders) for (const name in corsHeaders) headers[name] = corsHeaders[name];
+    const cookies = setCookies.get(request);
+    if (cookies !== undefined && cookies.length > 0) headers['set-cookie'] = cookies;
+    headers['cache-control'] = 'no-store';
+    if (res.closed || res.destroyed || res.writableEnded) return;
+    res.writeHead(200, headers).end(answer.bytes);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, chunks: Buffer[], startedAt: number): Promise<void> => {
@@ -108,7 +115,7 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
     }
     const { answer, identity } = walked;
     const executeMs = clock() - executeStarted;
-    await write(request, req, res, answer, mediaType);
+    write(request, res, answer, mediaType);
     answer.after?.();
     const durationMs = clock() - startedAt;
     const { executed } = call.entry;

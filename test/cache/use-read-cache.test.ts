@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createSchema, type Plugin } from 'graphql-yoga';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryCacheStore } from '../../src/cache/memory-cache-store';
 import { createRedisCacheStore } from '../../src/cache/redis-cache-store';
 import { identityScope } from '../../src/cache/scope';
@@ -231,6 +231,37 @@ for (const { name, open } of stores) describe(`the read cache on the ${name} sto
     upstream();
     await ada.graphql(READ);
     expect(upstream()).toEqual([`${ada.uid} getStatements`]);
+  });
+
+  it('never holds an identity\'s read behind the write of its other read; the same read waits for its own write and hits', async () => {
+    const { user, upstream, recorded } = await pipeline();
+    const ada = await user();
+    const release = recorded.hold();
+    await ada.send(READ);
+    upstream();
+    // The first read's write is held. The replica's wait for it is bounded by a timer: with the
+    // timers stopped, a read that waited for it would never be answered (issue 44: every read of
+    // one identity queued behind the others' writes).
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      const other = ada.send(READ_NEC);
+      const same = ada.send(READ);
+      const guard = new Promise<'held'>((resolve) => {
+        const interval = setInterval(() => (clearInterval(interval), resolve('held')), 2_000);
+      });
+      const answered = await Promise.race([other.then(() => 'answered' as const), guard]);
+      expect(answered).toBe('answered');
+      expect(upstream()).toEqual([`${ada.uid} getF1099necStatements`]);
+      // The same read waits for its own write (the timer stopped, only the write can end the wait)...
+      expect(await Promise.race([same.then(() => 'answered' as const), new Promise<'waiting'>((resolve) => setImmediate(() => resolve('waiting')))])).toBe('waiting');
+      release();
+      await same;
+      // ...and is then answered from it, without the upstream.
+      expect(upstream()).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+      release();
+    }
   });
 
   it('looks a read up once, early, and answers nothing from it when a later check refuses the request', async () => {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/observability/metrics';
+import { batchedRateLimit } from '../../src/protection/batched-rate-limit';
 import { createMemoryRateLimitStore, createRedisRateLimitStore, failOpenRateLimit, overLimit, type RateLimitStore } from '../../src/protection/rate-limiter';
 import { capturedLog } from '../support/captured-log';
 import { parseMetrics } from '../support/metrics';
@@ -26,6 +27,8 @@ const LIMIT = 3;
 const implementations: readonly { readonly name: string; readonly open: (clock: () => number) => RateLimitStore }[] = [
   { name: 'memory', open: (clock) => createMemoryRateLimitStore(clock) },
   { name: 'redis', open: (clock) => createRedisRateLimitStore(redis, clock) },
+  // The batched limit decides limits this small in Redis, request by request (batched-rate-limit.test.ts).
+  { name: 'batched redis', open: (clock) => batchedRateLimit(createRedisRateLimitStore(redis, clock), { clock }) },
 ];
 
 for (const { name, open } of implementations) describe(`the ${name} rate-limit store`, () => {
