@@ -26,7 +26,7 @@ const config: YamlConfig.Config = {
     },
     {
       // The REST sign-in and sign-out. One returns a credential and the other takes one, so neither
-      // reaches the public schema: the gateway calls them through Mesh's in-context SDK
+      // reaches the public schema: the gateway runs them on this source's own schema
       // (src/gateway/mesh-auth.ts), for `login`, `logout` and the service accounts alike.
       name: 'SignIn',
       handler: {

@@ -17,6 +17,11 @@ export interface GroupEntry {
 export interface GroupRead {
   readonly values: (string | null)[];
   readonly generation: string;
+  /**
+   * Why each absent member is absent, read with it (the Redis store's one-member read), so a miss
+   * needs no second command for its reason; absent when the store did not say (then `absences`).
+   */
+  readonly absent?: readonly (AbsenceReason | null)[];
 }
 
 /** A generation no store returns: puts made with it are skipped. */

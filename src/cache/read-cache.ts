@@ -113,9 +113,10 @@ export interface ReadCache {
   /**
    * Stores an answer after it was sent (never before: serialising, sealing and sending the entry
    * would delay every miss), unless a mutation's invalidation changed the group since `generation`
-   * was read, however late the write arrives.
+   * was read, however late the write arrives. `bytes`, when given, are exactly the result's JSON
+   * (the fast path's upstream bytes): stored as they are, not serialised again.
    */
-  write(key: string, generation: string, result: ExecutionResult, ttlMs: number): void;
+  write(key: string, generation: string, result: ExecutionResult, ttlMs: number, bytes?: string): void;
   /** The ttl of an answer for this identity: never past the upstream credential's expiry. */
   ttlFor(identity: RequestIdentity | undefined, ttlMs: number): number;
 }
@@ -154,6 +155,9 @@ export function createReadCache({ store, ttlMs, metrics, clock, maxEntries = 500
     if (read.generation === UNKNOWN_GENERATION) return 'store_down';
     if (bypasses(request.headers.get('cache-control'))) return 'bypass';
     if (read.values[0] != null) return 'cold';
+    // Said by the lookup itself (the Redis store's one-member read), or asked now.
+    const said = read.absent?.[0];
+    if (said) return said;
     const { group, id } = groupOf(key);
     const [reason] = await store.absences(group, [id]);
     return reason ?? 'cold';
@@ -202,13 +206,13 @@ export function createReadCache({ store, ttlMs, metrics, clock, maxEntries = 500
       metrics.readCacheLookup(scope.operation, result);
       if (!hit) void (early.get(request)?.why ?? Promise.resolve<MissReason>('cold')).then((reason) => metrics.cacheMiss('statements', reason));
     },
-    write(key, generation, result, ttl) {
+    write(key, generation, result, ttl, bytes) {
       if (generation === UNKNOWN_GENERATION || ttl <= 0) return;
       const { group, id } = groupOf(key);
       const storedAt = clock();
       // Written once the answer is on its way; a lookup of the same key here waits for it (lookUp).
       const written = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => store.putMembers(group, [{ id, value: JSON.stringify({ storedAt, result }) }], ttl, generation, maxEntries))
+        .then(() => store.putMembers(group, [{ id, value: bytes === undefined ? JSON.stringify({ storedAt, result }) : `{"storedAt":${storedAt},"result":${bytes}}` }], ttl, generation, maxEntries))
         .catch(() => metrics.cacheStoreError('putMembers'))
         .finally(() => {
           if (writing.get(key) === written) writing.delete(key);

@@ -138,6 +138,20 @@ end
 return reasons
 `;
 
+// KEYS: generation, order, aliases, dropped, the member. ARGV: the member's id. One member's read
+// (a statement read's lookup), its group's generation and, when it is absent, why (as ABSENCES):
+// what a lookup and its miss's reason took four commands for. The group's keys are touched as the
+// multi-member read touches them.
+export const READ_MEMBER = `
+local generation = redis.call('GET', KEYS[1]) or '0'
+redis.call('TOUCH', KEYS[2], KEYS[3], KEYS[4])
+local value = redis.call('GET', KEYS[5])
+if value then return {generation, value} end
+local reason = redis.call('HGET', KEYS[4], ARGV[1])
+if not reason then reason = redis.call('ZSCORE', KEYS[2], ARGV[1]) and 'expired' or 'cold' end
+return {generation, false, reason}
+`;
+
 export const RELEASE_LOCK = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])

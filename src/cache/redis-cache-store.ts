@@ -10,7 +10,7 @@
  */
 import { pingRedis, type RedisClient } from '../redis';
 import { createWaiters } from './waiters';
-import { ABSENCES, COUNT_MEMBERS, DROP_MEMBERS, INDEX_GROUP, PUT_MEMBERS, RELEASE_LOCK } from './redis-cache-scripts';
+import { ABSENCES, COUNT_MEMBERS, DROP_MEMBERS, INDEX_GROUP, PUT_MEMBERS, READ_MEMBER, RELEASE_LOCK } from './redis-cache-scripts';
 import { PURGE_CHANNEL, UNKNOWN_GENERATION, type AbsenceReason, type CacheStore, type DropReason, type GroupEntry, type GroupSelection } from './cache-store';
 
 /** Where lock releases are announced (the message is the lock's key). */
@@ -25,9 +25,13 @@ interface CacheCommands {
   sgwCacheDropMembers(index: string, aliases: string, generation: string, dropped: string, prefix: string, mode: string, count: number, ...rest: string[]): Promise<number>;
   sgwCacheCountMembers(index: string, aliases: string, prefix: string, mode: string, count: number, ...rest: string[]): Promise<number>;
   sgwCacheAbsences(index: string, dropped: string, ...ids: string[]): Promise<string[]>;
+  sgwCacheReadMember(generation: string, index: string, aliases: string, dropped: string, member: string, id: string): Promise<[string, string | null, string?]>;
   sgwCacheIndexGroup(index: string, group: string, until: number, now: number): Promise<null>;
   sgwCacheReleaseLock(key: string, token: string, channel: string): Promise<number>;
 }
+
+/** A reason a script gave, as one of the reasons a store names. */
+const absenceReason = (reason: string | undefined): AbsenceReason => (reason === 'expired' || reason === 'invalidated' || reason === 'purged' ? reason : 'cold');
 
 export interface RedisCacheStoreOptions {
   readonly redis: RedisClient;
@@ -36,11 +40,12 @@ export interface RedisCacheStoreOptions {
 }
 
 export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOptions): CacheStore {
-  if (!('sgwCacheDropMembers' in redis)) {
+  if (!('sgwCacheReadMember' in redis)) {
     redis.defineCommand('sgwCachePutMembers', { numberOfKeys: 4, lua: PUT_MEMBERS });
     redis.defineCommand('sgwCacheDropMembers', { numberOfKeys: 4, lua: DROP_MEMBERS });
     redis.defineCommand('sgwCacheCountMembers', { numberOfKeys: 2, lua: COUNT_MEMBERS });
     redis.defineCommand('sgwCacheAbsences', { numberOfKeys: 2, lua: ABSENCES });
+    redis.defineCommand('sgwCacheReadMember', { numberOfKeys: 5, lua: READ_MEMBER });
     redis.defineCommand('sgwCacheIndexGroup', { numberOfKeys: 1, lua: INDEX_GROUP });
     redis.defineCommand('sgwCacheReleaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK });
   }
@@ -82,6 +87,12 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
       await commands.set(key, value, 'PX', Math.max(1, ttlMs));
     },
     async getMembers(group, ids) {
+      // One member (a statement read): one script, which also says why it is absent.
+      if (ids.length === 1) {
+        const id = ids[0] as string;
+        const [current, value, reason] = await commands.sgwCacheReadMember(generation(group), index(group), aliases(group), dropped(group), member(group, id), id);
+        return { values: [value ?? null], generation: current, absent: [value == null ? absenceReason(reason) : null] };
+      }
       // Chunks of a few members: a page of large PDFs in one reply would outlast the command
       // timeout. Each chunk also touches the group's index, aliases and generation, so that an
       // evicting Redis (allkeys-lru) drops them no sooner than the members still being read;
@@ -116,7 +127,7 @@ export function createRedisCacheStore({ redis, subscriber }: RedisCacheStoreOpti
     async absences(group, ids) {
       if (ids.length === 0) return [];
       const reasons = await commands.sgwCacheAbsences(index(group), dropped(group), ...ids);
-      return reasons.map((reason): AbsenceReason => (reason === 'expired' || reason === 'invalidated' || reason === 'purged' ? reason : 'cold'));
+      return reasons.map(absenceReason);
     },
     async indexGroup(index, group, untilMs) {
       await commands.sgwCacheIndexGroup(index, group, Math.round(untilMs), Date.now());

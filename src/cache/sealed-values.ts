@@ -19,7 +19,7 @@
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { DerivedKeys } from '../derived-keys';
-import { UNKNOWN_GENERATION, type CacheStore, type GroupEntry, type GroupSelection } from './cache-store';
+import { UNKNOWN_GENERATION, type AbsenceReason, type CacheStore, type GroupEntry, type GroupSelection } from './cache-store';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -130,21 +130,26 @@ export function sealGroupMembers(store: CacheStore, values: SealedValues, onUnop
       const stored = values.groups(group);
       const opened: (string | null)[] = ids.map(() => null);
       let generation: string | undefined;
+      // Why each member is absent, as the current key's group said (a value that does not open has none).
+      let absent: (AbsenceReason | null)[] | undefined;
       for (let k = 0; k < stored.length; k++) {
         // The current key's group always (its generation guards the write after); older ones for what is missing.
         const wanted = ids.flatMap((id, i) => (opened[i] === null ? [i] : []));
         if (k > 0 && wanted.length === 0) break;
         const read = await store.getMembers(stored[k] as string, wanted.map((i) => nameIn(group, k)(ids[i] as string)));
         generation ??= read.generation;
+        if (k === 0 && read.absent) absent = [...read.absent];
         wanted.forEach((i, n) => {
           const sealed = read.values[n];
           if (sealed == null) return;
+          if (absent) absent[i] = null;
           opened[i] = values.open(group, ids[i] as string, sealed);
           // Replicas with different keys miss on each other's entries: visible, not silent.
           if (opened[i] === null) onUnopened();
         });
       }
-      return { values: opened, generation: generation ?? UNKNOWN_GENERATION };
+      // A member an older key's group held is not absent; one no key opens has no reason given.
+      return { values: opened, generation: generation ?? UNKNOWN_GENERATION, ...(absent ? { absent: absent.map((reason, i) => (opened[i] === null ? reason : null)) } : {}) };
     },
     putMembers(group, entries, ttlMs, generation, maxMembers) {
       // Nothing would be written: skip the sealing too.

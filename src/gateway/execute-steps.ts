@@ -157,7 +157,7 @@ export function gatewayExecuteSteps(runtime: GatewayRuntime, { identities, hot, 
           const answered = await execute();
           if (answered === HAND_OVER) return answered;
           // Under the generation the lookup saw (read-cache.ts).
-          if (answered.result && cleanResult(answered.result)) reads.write(lookup.key, read.generation, answered.result, reads.ttlFor(acting, reads.ttlMs));
+          if (answered.result && cleanResult(answered.result)) reads.write(lookup.key, read.generation, answered.result, reads.ttlFor(acting, reads.ttlMs), answered.bytes);
           return { ...answered, after: counted(false) };
         },
       };

@@ -1,14 +1,20 @@
 /**
  * The one way the gateway signs in and out upstream (for `login`, `logout` and the service
  * accounts): the hidden `signIn` and `signOut` of the Mesh REST source `SignIn` (.meshrc.ts,
- * sources/sign-in/), called through Mesh's in-context SDK, so the JSON schemas there describe the
+ * sources/sign-in/), executed on that source's own schema, so the JSON schemas there describe the
  * calls that are made. Mesh builds each request (URL, headers, body) and reads the answer by its
  * status; the transport is the gateway's upstream client (timeouts, retries, the circuit, spans),
  * handed to the source as the call's `fetch`. The drop-in front's pass-through is not this: it
  * must return the upstream's own bytes.
+ *
+ * Each operation's document is parsed and validated against the source once, at start, and run
+ * with graphql-js's `execute` (what the source's executor does), not through Mesh's in-context SDK:
+ * the SDK delegates from the unified schema on every call, rebuilding and re-walking the document
+ * each time (about a fifth of a login's CPU, issue 44). The source has no transforms
+ * (.meshrc.ts), so there is nothing else the delegation did.
  */
-import type { MeshFetch, MeshPlugin } from '@graphql-mesh/types';
-import { getInContextSDK } from '@graphql-mesh/utils';
+import { execute, parse, validate, type GraphQLSchema } from 'graphql';
+import type { MeshFetch } from '@graphql-mesh/types';
 import type { MeshInstance } from '@graphql-mesh/runtime';
 import { credentialFromHeaders } from '../upstream/credential';
 import type { UpstreamAuth, UpstreamSignIn } from '../credentials/upstream-auth';
@@ -24,18 +30,6 @@ interface Answer {
   readonly _response?: { readonly headers?: ResponseHeaders };
 }
 
-type SdkField<Args> = (options: { root: unknown; args: Args; context: unknown; selectionSet: string }) => Promise<unknown>;
-
-/** The hidden operations, as the in-context SDK exposes them. */
-interface AuthSdk {
-  readonly SignIn: {
-    readonly Mutation: {
-      readonly signIn: SdkField<{ input: { email: string; password: string } }>;
-      readonly signOut: SdkField<{ accessToken: string; client: string; uid: string }>;
-    };
-  };
-}
-
 /** The source's name and fields in .meshrc.ts. */
 const SOURCE = 'SignIn';
 
@@ -44,9 +38,11 @@ const SIGN_IN_SELECTION = /* GraphQL */ `{
   ... on SignInSuccess { _response { headers } }
   ... on SignInFailure { success }
 }`;
+const SIGN_IN_ARGUMENTS = ['input'] as const;
 
 /** SignOutSuccess (200) or SignOutUnknown (404): either way the credential no longer works. */
 const SIGN_OUT_SELECTION = '{ __typename }';
+const SIGN_OUT_ARGUMENTS = ['accessToken', 'client', 'uid'] as const;
 const SIGNED_OUT = new Set(['SignOutSuccess', 'SignOutUnknown']);
 
 const UPSTREAM_ERROR: UpstreamSignIn = { ok: false, code: 'UPSTREAM_ERROR' };
@@ -56,25 +52,47 @@ function header(headers: ResponseHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function isAuthSdk(sdk: Record<string, unknown>): boolean {
-  const mutation = (sdk[SOURCE] as { Mutation?: Record<string, unknown> } | undefined)?.Mutation;
-  return typeof mutation?.signIn === 'function' && typeof mutation.signOut === 'function';
+type MeshParts = Pick<MeshInstance, 'rawSources'>;
+
+/** A mutation of the source, ready to run: its document, parsed and validated once. */
+type SourceMutation<Args extends string> = (variables: Readonly<Record<Args, unknown>>, context: object) => Promise<unknown>;
+
+/**
+ * `mutation (<args>) { <field>(<args>) <selection> }` on the source's schema, its variables typed
+ * as the field's arguments are. Throws at start when the build lacks the field or the document
+ * does not fit it (run `npm run build:mesh`).
+ */
+function sourceMutation<Args extends string>(schema: GraphQLSchema, field: string, args: readonly Args[], selection: string): SourceMutation<Args> {
+  const definition = schema.getMutationType()?.getFields()[field];
+  if (!definition) throw new Error(`The Mesh build has no ${SOURCE}.${field} (run \`npm run build:mesh\`)`);
+  const typeOf = (name: string) => {
+    const argument = definition.args.find((candidate) => candidate.name === name);
+    if (!argument) throw new Error(`The Mesh build's ${SOURCE}.${field} has no argument ${name} (run \`npm run build:mesh\`)`);
+    return String(argument.type);
+  };
+  const document = parse(`mutation ${field}(${args.map((name) => `$${name}: ${typeOf(name)}`).join(', ')}) { ${field}(${args.map((name) => `${name}: $${name}`).join(', ')}) ${selection} }`);
+  const problems = validate(schema, document);
+  if (problems.length > 0) throw new Error(`The Mesh build's ${SOURCE}.${field} does not take the gateway's call: ${problems[0]?.message ?? ''} (run \`npm run build:mesh\`)`);
+  return async (variables, context) => {
+    const result = await execute({ schema, document, variableValues: variables, contextValue: context, rootValue: {} });
+    const value = result.data?.[field];
+    const [error] = result.errors ?? [];
+    if (value == null && error) throw error;
+    return value;
+  };
 }
 
-type MeshParts = Pick<MeshInstance, 'schema' | 'rawSources' | 'logger' | 'plugins'>;
-
-/** Mesh's own in-context SDK, as its resolvers get it, built from the mesh with the same hooks. */
-function authSdkOf(mesh: MeshParts): AuthSdk {
-  const onDelegate = mesh.plugins.flatMap((plugin) => {
-    const hook = (plugin as MeshPlugin<unknown>).onDelegate;
-    return hook ? [hook] : [];
-  });
-  const sdk = getInContextSDK(mesh.schema, mesh.rawSources, mesh.logger, onDelegate);
-  if (!isAuthSdk(sdk)) throw new Error(`The Mesh build has no ${SOURCE}.signIn and signOut (run \`npm run build:mesh\`)`);
-  return sdk as unknown as AuthSdk;
+/** The source's sign-in and sign-out, ready to run. */
+function authOperations(mesh: MeshParts) {
+  const schema = mesh.rawSources.find((source) => source.name === SOURCE)?.schema;
+  if (!schema) throw new Error(`The Mesh build has no ${SOURCE} source (run \`npm run build:mesh\`)`);
+  return {
+    signIn: sourceMutation(schema, 'signIn', SIGN_IN_ARGUMENTS, SIGN_IN_SELECTION),
+    signOut: sourceMutation(schema, 'signOut', SIGN_OUT_ARGUMENTS, SIGN_OUT_SELECTION),
+  };
 }
 
-/** One SDK call's context: where the source's endpoint points, and the fetch its call goes out with. */
+/** One call's context: where the source's endpoint points, and the fetch its call goes out with. */
 function callContext(upstreamFetch: UpstreamFetch, outcomes: UpstreamOutcomes, target: UpstreamTarget, call: Omit<UpstreamCall, 'environment'>, request: Request | undefined) {
   const made: { failure?: Error } = {};
   const fetch: MeshFetch = async (url, init = {}) => {
@@ -94,12 +112,12 @@ function callContext(upstreamFetch: UpstreamFetch, outcomes: UpstreamOutcomes, t
 }
 
 export function meshUpstreamAuth(mesh: MeshParts, upstreamFetch: UpstreamFetch, outcomes: UpstreamOutcomes): UpstreamAuth {
-  const sdk = authSdkOf(mesh).SignIn.Mutation;
+  const operations = authOperations(mesh);
   return {
     async signIn(target, email, password, request) {
       // A sign-in only hands out a credential: safe to repeat.
       const { context, made } = callContext(upstreamFetch, outcomes, target, { operation: 'signIn', retry: 'safe' }, request);
-      const answer = await sdk.signIn({ root: {}, args: { input: { email, password } }, context, selectionSet: SIGN_IN_SELECTION }).catch((error: unknown) => error);
+      const answer = await operations.signIn({ input: { email, password } }, context).catch((error: unknown) => error);
       if (made.failure !== undefined) throw made.failure;
       if (answer instanceof Error || typeof answer !== 'object' || answer === null) return UPSTREAM_ERROR;
       const { __typename, _response } = answer as Answer;
@@ -114,7 +132,7 @@ export function meshUpstreamAuth(mesh: MeshParts, upstreamFetch: UpstreamFetch, 
       // Made once: a sign-out is not a read.
       const { context } = callContext(upstreamFetch, outcomes, target, { operation: 'signOut' }, undefined);
       const args = { accessToken: credential.accessToken, client: credential.client, uid: credential.uid };
-      const answer = await sdk.signOut({ root: {}, args, context, selectionSet: SIGN_OUT_SELECTION }).catch((error: unknown) => error);
+      const answer = await operations.signOut(args, context).catch((error: unknown) => error);
       const typename = typeof answer === 'object' && answer !== null && !(answer instanceof Error) ? (answer as Answer).__typename : undefined;
       return typename !== undefined && SIGNED_OUT.has(typename) ? 'ok' : 'failed';
     },

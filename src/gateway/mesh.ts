@@ -1,7 +1,7 @@
 /**
  * Mesh, loaded from the `mesh build` artifacts (.mesh/) with this gateway's logger and the plugins
- * on its upstream calls, then wired to the runtime: the sign-in and sign-out through Mesh's
- * in-context SDK, and the upstream's schema for the fast path's plans.
+ * on its upstream calls, then wired to the runtime: the sign-in and sign-out on the SignIn
+ * source's own schema (mesh-auth.ts), and the upstream's schema for the fast path's plans.
  */
 import path from 'node:path';
 import type { MeshFetch } from '@graphql-mesh/types';

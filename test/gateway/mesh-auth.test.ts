@@ -1,9 +1,9 @@
 /**
  * The gateway's one sign-in and sign-out (src/gateway/mesh-auth.ts), in process against the
- * emulator: Mesh's hidden REST operations, reached through the in-context SDK, over the gateway's
- * upstream client. The service accounts sign in through it (seen from Mesh's own `onDelegate`
- * hook, the emulator's request log and the upstream metrics), and its answers keep the codes the
- * callers act on: a refused password is a value, no answer is thrown.
+ * emulator: Mesh's hidden REST operations, run on the SignIn source's own schema, over the
+ * gateway's upstream client. The service accounts sign in through it (seen from the source's own
+ * field resolvers, the emulator's request log and the upstream metrics), and its answers keep the
+ * codes the callers act on: a refused password is a value, no answer is thrown.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { MeshInstance } from '@graphql-mesh/runtime';
@@ -22,12 +22,20 @@ import { parseMetrics } from '../support/metrics';
 import { UpstreamOutcomes } from '../../src/upstream/outcome';
 
 const upstream = useEmulator('sandbox');
-/** Mesh's root fields the in-context SDK delegated to, as `Source.field`. */
+/** The SignIn source's root fields whose own resolvers (Mesh's REST operations) ran, as `Source.field`. */
 const delegated: string[] = [];
 let mesh: MeshInstance;
 
 beforeAll(async () => {
-  mesh = await specMesh([{ onDelegate: ({ sourceName, fieldName }) => void delegated.push(`${sourceName}.${fieldName}`) }]);
+  mesh = await specMesh();
+  // Observed, not replaced: each of the source's mutations notes its call, then runs as built.
+  const source = mesh.rawSources.find((candidate) => candidate.name === 'SignIn');
+  for (const field of Object.values(source?.schema.getMutationType()?.getFields() ?? {})) {
+    const resolve = field.resolve;
+    if (!resolve) continue;
+    field.resolve = (...args) => (delegated.push(`SignIn.${field.name}`), resolve(...args));
+  }
+  expect(Object.keys(source?.schema.getMutationType()?.getFields() ?? {})).toEqual(expect.arrayContaining(['signIn', 'signOut']));
 });
 
 function setup() {

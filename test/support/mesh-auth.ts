@@ -1,7 +1,7 @@
 /**
  * The gateway's sign-in and sign-out (src/gateway/mesh-auth.ts) for specs that build service
  * accounts or sessions themselves: Mesh built from `.mesh/` in this process, once per worker, with
- * no gateway plugins unless a spec adds its own (a recording `onDelegate`, say).
+ * no gateway plugins unless a spec adds its own.
  */
 import path from 'node:path';
 import type { GetMeshOptions } from '@graphql-mesh/runtime';
