@@ -6,32 +6,46 @@
  *
  * - a block's unused units stay counted while its replica holds them: another replica may refuse a
  *   request of that key although up to `block - 1` units per replica are reserved and unused, for
- *   at most `idleMs` after the key's last request on that replica, when they are given back (a
- *   negative hit, rate-limiter.ts);
+ *   at most `idleMs` and a quarter after the key's last request on that replica, when they are
+ *   given back (a negative hit, rate-limiter.ts);
  * - units reserved in one window and unused when it ends stay counted in it (the next window then
  *   weighs them as its previous one): at most `block - 1` per replica and key.
  *
+ * One reservation of a key is on its way at a time. A request that finds one waits for it (one
+ * round trip at most), then takes from the block, or else asks the store for itself, as without
+ * batching: concurrent requests never queue behind each other's reservations. A refused block
+ * (the key is near its limit) turns batching off for that key until its window ends, so each
+ * request there is one exact decision, as before.
+ *
  * The block is at most MAX_BLOCK and at most a hundredth of the limit, so limits under 200 (the
- * anonymous and login limits, most service accounts) keep one round trip per request, exact as
- * before. docs/security.md states the bound. Issue 44: the session limit's round trip was the one
- * Redis command of a hot request (about 10 % of its CPU at 0 ms upstream latency).
+ * login limits, the anonymous limit's default 30/1m, most service accounts) keep one round trip
+ * per request, exact as before. docs/security.md states the bound. Issue 44: the session limit's
+ * round trip was the one Redis command of a hot request (about 10 % of its CPU at 0 ms upstream
+ * latency).
  */
 import type { RateDecision, RateLimitStore } from './rate-limiter';
 
 /** The most units reserved at once. */
 export const MAX_BLOCK = 8;
-/** Unused units go back after this long without a request of their key on this replica. */
+/** Unused units go back once their key has had no request on this replica for this long. */
 export const IDLE_MS = 1_000;
 
-const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterMs: 0 });
+/** Admitted from a block: no store command was made (failOpenRateLimit then says nothing of the store's health). */
+export interface LocalDecision extends RateDecision {
+  readonly local: true;
+}
+const FROM_BLOCK: LocalDecision = Object.freeze({ allowed: true, retryAfterMs: 0, local: true });
 
 interface Reserve {
   /** The fixed window (number) the units were counted in. */
   readonly window: number;
+  /** Units counted in Redis and not yet admitted. */
   left: number;
   lastUsed: number;
-  /** A reservation of this key on its way: the key's other requests wait for it, then look again. */
-  pending?: Promise<unknown>;
+  /** The key's reservation on its way (its request holds the units left meanwhile). */
+  pending?: Promise<RateDecision>;
+  /** A block was refused in this window: each request of the key is decided by the store. */
+  exact?: boolean;
 }
 
 export interface BatchedRateLimit extends RateLimitStore {
@@ -46,10 +60,16 @@ export const blockFor = (limit: number): number => Math.max(1, Math.min(MAX_BLOC
 
 export function batchedRateLimit(store: RateLimitStore, { clock = Date.now, idleMs = IDLE_MS }: { readonly clock?: () => number; readonly idleMs?: number } = {}): BatchedRateLimit {
   const reserves = new Map<string, Reserve>();
+  const nameOf = (key: string, windowMs: number) => `${windowMs}:${key}`;
+  const parts = (name: string) => {
+    const colon = name.indexOf(':');
+    return { windowMs: Number(name.slice(0, colon)), key: name.slice(colon + 1) };
+  };
 
-  const giveBack = (key: string, windowMs: number, reserve: Reserve) => {
-    reserves.delete(`${windowMs}:${key}`);
-    // Units of a window that has ended stay counted in it (see above); a later window's count is never lowered by them.
+  /** Forgets the key's reserve and gives its unused units back, unless their window has ended. */
+  const giveBack = (name: string, reserve: Reserve) => {
+    reserves.delete(name);
+    const { key, windowMs } = parts(name);
     if (reserve.left <= 0 || reserve.window !== Math.floor(clock() / windowMs)) return Promise.resolve();
     return store.hit(key, Number.MAX_SAFE_INTEGER, windowMs, -reserve.left).then(
       () => undefined,
@@ -59,78 +79,78 @@ export function batchedRateLimit(store: RateLimitStore, { clock = Date.now, idle
 
   const sweep = setInterval(() => {
     const now = clock();
-    for (const [name, reserve] of reserves) {
-      if (reserve.pending || now - reserve.lastUsed < idleMs) continue;
-      const colon = name.indexOf(':');
-      void giveBack(name.slice(colon + 1), Number(name.slice(0, colon)), reserve);
-    }
-  }, idleMs);
+    for (const [name, reserve] of reserves) if (!reserve.pending && now - reserve.lastUsed >= idleMs) void giveBack(name, reserve);
+  }, Math.max(1, Math.floor(idleMs / 4)));
   sweep.unref();
 
-  /** Counts `want` units in the store for the key's reserve; throws as the store does. */
-  const reserveMore = async (name: string, key: string, limit: number, windowMs: number, window: number, want: number, need: number): Promise<RateDecision> => {
-    let decision = await store.hit(key, limit, windowMs, want);
-    let got = want;
-    // Near the limit: exactly what this request needs, as without batching.
-    if (!decision.allowed && want > need) {
+  /** Takes `weight` from the key's block when it holds enough (the caller checked its window). */
+  const take = (reserve: Reserve, weight: number, now: number): LocalDecision | undefined => {
+    if (reserve.left < weight) return undefined;
+    reserve.left -= weight;
+    reserve.lastUsed = now;
+    return FROM_BLOCK;
+  };
+
+  /**
+   * Counts a block in the store for the key's next requests, this one's `weight` first, the units
+   * still held (`held`) spent with it. A refusal asks for exactly what this request needs, then
+   * leaves the key to exact decisions for the rest of the window.
+   */
+  const reserve = async (name: string, key: string, limit: number, windowMs: number, window: number, weight: number, held: number): Promise<RateDecision> => {
+    const need = weight - held;
+    const block = Math.max(need, blockFor(limit));
+    let decision = await store.hit(key, limit, windowMs, block);
+    let got = block;
+    const exact = !decision.allowed;
+    if (exact && block > need) {
       decision = await store.hit(key, limit, windowMs, need);
       got = need;
     }
-    if (!decision.allowed) return decision;
-    const current = reserves.get(name);
-    const left = current?.window === window ? current.left : 0;
-    reserves.set(name, { window, left: left + got - need, lastUsed: clock() });
-    return ALLOWED;
+    // Admitted: the held units and `need` of the new ones go to this request; the rest is left.
+    reserves.set(name, { window, left: decision.allowed ? got - need : held, lastUsed: clock(), ...(exact ? { exact } : {}) });
+    return decision;
   };
 
   return {
     kind: store.kind,
     async hit(key, limit, windowMs, weight = 1) {
-      const block = blockFor(limit);
-      if (block === 1 || weight <= 0) return store.hit(key, limit, windowMs, weight);
-      const name = `${windowMs}:${key}`;
-      for (;;) {
-        const now = clock();
-        const window = Math.floor(now / windowMs);
-        const reserve = reserves.get(name);
-        if (reserve?.pending) {
-          await reserve.pending.catch(() => undefined);
-          continue;
-        }
-        const left = reserve?.window === window ? reserve.left : 0;
-        if (reserve && left >= weight) {
-          reserve.left -= weight;
-          reserve.lastUsed = now;
-          return ALLOWED;
-        }
-        const need = weight - left;
-        const holder: Reserve = { window, left, lastUsed: now };
-        const pending = reserveMore(name, key, limit, windowMs, window, Math.max(need, block), need);
-        holder.pending = pending;
-        reserves.set(name, holder);
-        try {
-          return await pending;
-        } finally {
-          const after = reserves.get(name);
-          // Refused or failed: what was left stays, without the reservation.
-          if (after === holder) {
-            delete holder.pending;
-            if (holder.left <= 0) reserves.delete(name);
-          }
-        }
+      if (weight <= 0 || blockFor(limit) === 1) return store.hit(key, limit, windowMs, weight);
+      const name = nameOf(key, windowMs);
+      const now = clock();
+      const window = Math.floor(now / windowMs);
+      let current = reserves.get(name);
+      if (current?.pending) {
+        // One round trip at most: the reservation on its way (its error is this request's too),
+        // then its block, or the store for this request alone.
+        await current.pending;
+        current = reserves.get(name);
+        const taken = current && !current.pending && current.window === window ? take(current, weight, clock()) : undefined;
+        return taken ?? store.hit(key, limit, windowMs, weight);
+      }
+      if (current && current.window !== window) current = undefined;
+      const taken = current ? take(current, weight, now) : undefined;
+      if (taken) return taken;
+      if (current?.exact) return store.hit(key, limit, windowMs, weight);
+      // This request holds the key's units left while its reservation is on its way.
+      const held = current?.left ?? 0;
+      const holder: Reserve = { window, left: 0, lastUsed: now };
+      const pending = reserve(name, key, limit, windowMs, window, weight, held);
+      holder.pending = pending;
+      reserves.set(name, holder);
+      try {
+        return await pending;
+      } catch (error) {
+        // The store failed: what was held stays held (counted, not admitted).
+        if (reserves.get(name) === holder) reserves.set(name, { window, left: held, lastUsed: now });
+        throw error;
       }
     },
     async reset(key, windowMs) {
-      reserves.delete(`${windowMs}:${key}`);
+      reserves.delete(nameOf(key, windowMs));
       await store.reset(key, windowMs);
     },
     async release() {
-      await Promise.all(
-        [...reserves].map(([name, reserve]) => {
-          const colon = name.indexOf(':');
-          return giveBack(name.slice(colon + 1), Number(name.slice(0, colon)), reserve);
-        }),
-      );
+      await Promise.all([...reserves].filter(([, reserve]) => !reserve.pending).map(([name, reserve]) => giveBack(name, reserve)));
     },
     close() {
       clearInterval(sweep);

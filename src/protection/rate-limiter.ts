@@ -135,7 +135,8 @@ export function failOpenRateLimit(store: RateLimitStore, onError: (error: unknow
     async hit(key, limit, windowMs, weight) {
       try {
         const decision = await store.hit(key, limit, windowMs, weight);
-        onOk();
+        // A decision from a block the batched limit held (batched-rate-limit.ts) asked nothing of the store.
+        if (!('local' in decision)) onOk();
         return decision;
       } catch (error) {
         onError(error);

@@ -2,14 +2,15 @@
  * The batched limit (batched-rate-limit.ts) on a real Redis (TEST_REDIS_URL), in process, two
  * replicas being two instances on one Redis, with a clock the test moves: blocks reserved in Redis
  * before anything is admitted, the limit never passed across replicas, unused units given back
- * when their key goes idle, never into a later window, exact decisions below 200, and a failed
- * reservation that leaves nothing waiting. rate-limiter.test.ts runs the store contract over it too.
+ * when their key goes idle, never into a later window, exact decisions below 200 and near the
+ * limit, no request queued behind another's reservation, and a failed reservation that leaves
+ * nothing waiting. rate-limiter.test.ts runs the store contract over it too.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { batchedRateLimit, blockFor, MAX_BLOCK, type BatchedRateLimit } from '../../src/protection/batched-rate-limit';
-import { createRedisRateLimitStore, type RateLimitStore } from '../../src/protection/rate-limiter';
+import { createRedisRateLimitStore, failOpenRateLimit, type RateDecision, type RateLimitStore } from '../../src/protection/rate-limiter';
 import { TEST_REDIS_URL as REDIS_URL } from '../support/gateway';
 
 // A real Redis, never a mock: without one the first command fails, and so do these tests.
@@ -127,6 +128,95 @@ describe('the batched rate limit', () => {
     expect(await admitted(limit, key, 30, 40)).toBe(30);
     expect(commands()).toBe(40);
     expect(await countedInRedis(key)).toBe(30);
+  });
+
+  it('admits exactly what Redis counted, whatever the weights (a request heavier than what is held)', async () => {
+    // An independent review found held units counted twice: 5,6,5,6... admitted 1,088 of 600.
+    for (const weights of [[5, 6], [1, 8], [1, 2, 3, 4, 5, 6, 7, 8], [1, 8, 15, 22, 29]]) {
+      const key = `batched-${randomUUID()}`;
+      const { limit } = replica();
+      let admittedWeight = 0;
+      for (let i = 0; i < 400; i++) {
+        const weight = weights[i % weights.length] as number;
+        if ((await limit.hit(key, 600, WINDOW, weight)).allowed) admittedWeight += weight;
+      }
+      await limit.release();
+      expect({ weights, admitted: admittedWeight }).toEqual({ weights, admitted: await countedInRedis(key) });
+      expect(admittedWeight).toBeLessThanOrEqual(600);
+      expect(admittedWeight).toBeGreaterThan(600 - 30);
+    }
+  });
+
+  it('decides each request in Redis once a block was refused, until the window ends', async () => {
+    const key = `batched-${randomUUID()}`;
+    const { limit, commands } = replica();
+    expect(await admitted(limit, key, 200, 196)).toBe(196);
+    const before = commands();
+    // 4 left: the block of 2 fits twice, then a block is refused and the key goes exact.
+    expect(await admitted(limit, key, 200, 10)).toBe(4);
+    const exactFrom = commands();
+    expect(await admitted(limit, key, 200, 5)).toBe(0);
+    expect(commands() - exactFrom).toBe(5);
+    expect(exactFrom - before).toBeLessThanOrEqual(10);
+    expect(await countedInRedis(key)).toBe(200);
+  });
+
+  it('queues no request behind another one\'s reservation: those its block cannot serve ask the store at once', async () => {
+    const key = `batched-${randomUUID()}`;
+    const real = createRedisRateLimitStore(redis, clock);
+    let inFlight = 0;
+    let most = 0;
+    const slow: RateLimitStore = {
+      ...real,
+      hit: async (...args) => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        try {
+          return await real.hit(...args);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    const limit = batchedRateLimit(slow, { clock });
+    opened.push(limit);
+    const started = performance.now();
+    const decisions = await Promise.all(Array.from({ length: 20 }, () => limit.hit(key, 1_000, WINDOW)));
+    // One reservation, then the 12 its block of 8 could not serve, together: two round trips, not 13.
+    expect(performance.now() - started).toBeLessThan(20 * 50);
+    expect(most).toBeGreaterThan(1);
+    expect(decisions.every((decision) => decision.allowed)).toBe(true);
+    expect(await countedInRedis(key)).toBe(20);
+  });
+
+  it('gives back at release no unit that a reservation on its way holds', async () => {
+    const key = `batched-${randomUUID()}`;
+    const a = replica();
+    expect(await admitted(a.limit, key, 1_000, 7)).toBe(7);
+    // 1 left; a request of 3 spends it with a new block while release() runs.
+    const spending = a.limit.hit(key, 1_000, WINDOW, 3);
+    await a.limit.release();
+    expect((await spending).allowed).toBe(true);
+    await a.limit.release();
+    expect(await countedInRedis(key)).toBe(10);
+  });
+
+  it('says nothing of the store\'s health for a request its block served (fail-open hears only the store)', async () => {
+    const key = `batched-${randomUUID()}`;
+    const real = createRedisRateLimitStore(redis, clock);
+    let failing = false;
+    const store: RateLimitStore = { ...real, hit: (...args) => (failing ? Promise.reject(new Error('store down')) : real.hit(...args)) };
+    const limit = batchedRateLimit(store, { clock });
+    opened.push(limit);
+    const health: string[] = [];
+    const guarded = failOpenRateLimit(limit, () => health.push('failed'), () => health.push('ok'));
+    expect((await guarded.hit(key, 1_000, WINDOW)).allowed).toBe(true);
+    failing = true;
+    const decisions: RateDecision[] = [];
+    for (let i = 0; i < 10; i++) decisions.push(await guarded.hit(key, 1_000, WINDOW));
+    expect(decisions.every((decision) => decision.allowed)).toBe(true);
+    // One ok (the block), then the 7 it held said nothing, then the store's failures.
+    expect(health).toEqual(['ok', 'failed', 'failed', 'failed']);
   });
 
   it('leaves nothing waiting when a reservation fails: the error reaches every request that waited for it', async () => {
