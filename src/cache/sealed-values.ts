@@ -130,7 +130,8 @@ export function sealGroupMembers(store: CacheStore, values: SealedValues, onUnop
       const stored = values.groups(group);
       const opened: (string | null)[] = ids.map(() => null);
       let generation: string | undefined;
-      // Why each member is absent, as the current key's group said (a value that does not open has none).
+      // Why each member is absent, as the current key's group said. A member any key's group held
+      // has none: opened, it is not absent; not opened, its reason is asked apart (`absences`).
       let absent: (AbsenceReason | null)[] | undefined;
       for (let k = 0; k < stored.length; k++) {
         // The current key's group always (its generation guards the write after); older ones for what is missing.
@@ -148,8 +149,7 @@ export function sealGroupMembers(store: CacheStore, values: SealedValues, onUnop
           if (opened[i] === null) onUnopened();
         });
       }
-      // A member an older key's group held is not absent; one no key opens has no reason given.
-      return { values: opened, generation: generation ?? UNKNOWN_GENERATION, ...(absent ? { absent: absent.map((reason, i) => (opened[i] === null ? reason : null)) } : {}) };
+      return { values: opened, generation: generation ?? UNKNOWN_GENERATION, ...(absent ? { absent } : {}) };
     },
     putMembers(group, entries, ttlMs, generation, maxMembers) {
       // Nothing would be written: skip the sealing too.

@@ -83,6 +83,7 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
    * answer the same headers.
    */
   const write = (request: Request, res: ServerResponse, answer: HotAnswer, mediaType: string) => {
+    if (res.closed || res.destroyed || res.writableEnded) return;
     const headers: OutgoingHttpHeaders = { 'content-type': `${mediaType}; charset=utf-8`, 'content-length': Buffer.byteLength(answer.bytes) };
     if (answer.age !== undefined) headers.age = answer.age;
     const corsHeaders = getCORSHeadersByRequestAndOptions(request, cors(request));
@@ -90,7 +91,6 @@ export function hotPath(options: HotPathOptions, next: Listener): Listener {
     const cookies = setCookies.get(request);
     if (cookies !== undefined && cookies.length > 0) headers['set-cookie'] = cookies;
     headers['cache-control'] = 'no-store';
-    if (res.closed || res.destroyed || res.writableEnded) return;
     res.writeHead(200, headers).end(answer.bytes);
   };
 

@@ -37,6 +37,9 @@ export interface LocalDecision extends RateDecision {
 const FROM_BLOCK: LocalDecision = Object.freeze({ allowed: true, retryAfterMs: 0, local: true });
 
 interface Reserve {
+  /** The store's key and window length they were counted under. */
+  readonly key: string;
+  readonly windowMs: number;
   /** The fixed window (number) the units were counted in. */
   readonly window: number;
   /** Units counted in Redis and not yet admitted. */
@@ -59,17 +62,14 @@ export interface BatchedRateLimit extends RateLimitStore {
 export const blockFor = (limit: number): number => Math.max(1, Math.min(MAX_BLOCK, Math.floor(limit / 100)));
 
 export function batchedRateLimit(store: RateLimitStore, { clock = Date.now, idleMs = IDLE_MS }: { readonly clock?: () => number; readonly idleMs?: number } = {}): BatchedRateLimit {
+  /** By `<window ms>:<key>`: a key may be limited over more than one window length. */
   const reserves = new Map<string, Reserve>();
   const nameOf = (key: string, windowMs: number) => `${windowMs}:${key}`;
-  const parts = (name: string) => {
-    const colon = name.indexOf(':');
-    return { windowMs: Number(name.slice(0, colon)), key: name.slice(colon + 1) };
-  };
 
   /** Forgets the key's reserve and gives its unused units back, unless their window has ended. */
   const giveBack = (name: string, reserve: Reserve) => {
     reserves.delete(name);
-    const { key, windowMs } = parts(name);
+    const { key, windowMs } = reserve;
     if (reserve.left <= 0 || reserve.window !== Math.floor(clock() / windowMs)) return Promise.resolve();
     return store.hit(key, Number.MAX_SAFE_INTEGER, windowMs, -reserve.left).then(
       () => undefined,
@@ -107,7 +107,7 @@ export function batchedRateLimit(store: RateLimitStore, { clock = Date.now, idle
       got = need;
     }
     // Admitted: the held units and `need` of the new ones go to this request; the rest is left.
-    reserves.set(name, { window, left: decision.allowed ? got - need : held, lastUsed: clock(), ...(exact ? { exact } : {}) });
+    reserves.set(name, { key, windowMs, window, left: decision.allowed ? got - need : held, lastUsed: clock(), ...(exact ? { exact } : {}) });
     return decision;
   };
 
@@ -133,7 +133,7 @@ export function batchedRateLimit(store: RateLimitStore, { clock = Date.now, idle
       if (current?.exact) return store.hit(key, limit, windowMs, weight);
       // This request holds the key's units left while its reservation is on its way.
       const held = current?.left ?? 0;
-      const holder: Reserve = { window, left: 0, lastUsed: now };
+      const holder: Reserve = { key, windowMs, window, left: 0, lastUsed: now };
       const pending = reserve(name, key, limit, windowMs, window, weight, held);
       holder.pending = pending;
       reserves.set(name, holder);
@@ -141,7 +141,7 @@ export function batchedRateLimit(store: RateLimitStore, { clock = Date.now, idle
         return await pending;
       } catch (error) {
         // The store failed: what was held stays held (counted, not admitted).
-        if (reserves.get(name) === holder) reserves.set(name, { window, left: held, lastUsed: now });
+        if (reserves.get(name) === holder) reserves.set(name, { key, windowMs, window, left: held, lastUsed: now });
         throw error;
       }
     },
