@@ -27,20 +27,21 @@ export function oneConnection({ loader, settings }: ScenarioContext, target: Tar
   return loader.sequential(target.pid, settings.sequentialCount, sender(`${target.url}${path}`, headers, bodyFor));
 }
 
-/** The ratios of the pass-through rows, and on each one-connection row the p50 it adds over the emulator's. */
-/** `fromCache`: our rows answered from a cache (their p50 is not the upstream's plus ours). */
+/**
+ * The ratios of the pass-through rows, and on each row the p50 it adds over the emulator direct's
+ * on as many connections. `fromCache`: our rows answered from a cache (their p50 is not the
+ * upstream's plus ours).
+ */
 export function relatePeers({ rows }: ScenarioContext, scenario: string, latencyMs: number, fromCache: readonly string[] = []): void {
-  const directSeq = rows.find(scenario, latencyMs, 'emulator-seq');
-  for (const key of ['raw-seq', 'hive-seq', 'gateway-seq']) {
-    const subject = rows.find(scenario, latencyMs, key);
-    if (subject && directSeq) subject.note = `p50 +${(subject.p50Ms - directSeq.p50Ms).toFixed(2)} ms over direct`;
-  }
-  // The same for 16 connections: the p50 each target adds over the emulator direct.
-  const direct = rows.find(scenario, latencyMs, 'emulator');
-  for (const key of ['raw', 'hive', 'gateway', 'gateway-trusted', 'gateway-uncached', 'gateway-service-account']) {
-    const subject = fromCache.includes(key) ? undefined : rows.find(scenario, latencyMs, key);
-    if (subject && direct) subject.note = [subject.note, `p50 +${(subject.p50Ms - direct.p50Ms).toFixed(2)} ms over direct`].filter(Boolean).join(', ');
-  }
+  const noteAdded = (directKey: string, keys: readonly string[]) => {
+    const direct = rows.find(scenario, latencyMs, directKey);
+    for (const key of keys) {
+      const subject = fromCache.includes(key) ? undefined : rows.find(scenario, latencyMs, key);
+      if (subject && direct) subject.note = [subject.note, `p50 +${(subject.p50Ms - direct.p50Ms).toFixed(2)} ms over direct`].filter(Boolean).join(', ');
+    }
+  };
+  noteAdded('emulator-seq', ['raw-seq', 'hive-seq', 'gateway-seq']);
+  noteAdded('emulator', ['raw', 'hive', 'gateway', 'gateway-trusted', 'gateway-uncached', 'gateway-service-account']);
   rows.relate(scenario, latencyMs, 'raw', 'emulator');
   rows.relate(scenario, latencyMs, 'hive', 'emulator');
   rows.relate(scenario, latencyMs, 'gateway', 'raw');

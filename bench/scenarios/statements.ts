@@ -28,10 +28,12 @@ export const statements: Scenario = {
       rows.add(SCENARIO, latencyMs, 'gateway', 'our gateway (read cache)', cached.measured, cached.note);
       // A variable the document does not declare: GraphQL ignores it, the read cache's key
       // includes it, so every request misses (the readMiss count in the note confirms it).
-      const uncached = await loadOnGateway(loader, targets.gateway, { body, headers, bodyFor: (n) => graphqlBody(QUERIES.statements, { bench: `${latencyMs}-${n}` }) }, ['readHit', 'readMiss', 'hot']);
-      rows.add(SCENARIO, latencyMs, 'gateway-uncached', 'our gateway (uncached)', uncached.measured, uncached.note);
+      const uncached = (headers: Record<string, string>, prefix: string) =>
+        loadOnGateway(loader, targets.gateway, { body, headers, bodyFor: (n) => graphqlBody(QUERIES.statements, { bench: `${prefix}${latencyMs}-${n}` }) }, ['readHit', 'readMiss', 'hot']);
+      const cookies = await uncached(headers, '');
+      rows.add(SCENARIO, latencyMs, 'gateway-uncached', 'our gateway (uncached)', cookies.measured, cookies.note);
       // The same reads from one internal service: its Bearer key, every connection the one identity.
-      const service = await loadOnGateway(loader, targets.gateway, { body, headers: fixture.serviceHeaders, bodyFor: (n) => graphqlBody(QUERIES.statements, { bench: `service-${latencyMs}-${n}` }) }, ['readHit', 'readMiss', 'hot']);
+      const service = await uncached(fixture.serviceHeaders, 'service-');
       rows.add(SCENARIO, latencyMs, 'gateway-service-account', 'our gateway (uncached, service account)', service.measured, service.note);
       rows.add(SCENARIO, latencyMs, 'emulator-seq', 'emulator direct (sequential)', await oneConnection(context, targets.sandbox, '/v2/graphql', fixture.upstreamHeaders, () => body));
       const uncachedSeq = await oneConnection(context, targets.gateway, '/graphql', headers, (n) => graphqlBody(QUERIES.statements, { bench: `seq-${latencyMs}-${n}` }));
