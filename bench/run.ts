@@ -60,7 +60,7 @@ async function prepare(targets: Targets, settings: Settings): Promise<Fixture> {
   return {
     upstreamHeaders: { ...JSON_HEADERS, ...credential },
     cookieHeaders: { ...JSON_HEADERS, 'x-csrf': '1', cookie },
-    serviceHeaders: { ...JSON_HEADERS, authorization: `Bearer ${SERVICE_ACCOUNT.key}` },
+    serviceHeaders: { ...JSON_HEADERS, authorization: `Bearer ${SERVICE_ACCOUNT.apiKey}` },
     pdfHeaders: { ...JSON_HEADERS, 'x-csrf': '1', cookie: pdfCookie },
     pdfPages,
   };

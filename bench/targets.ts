@@ -4,15 +4,14 @@
  * Gateway in proxy mode, a byte-counting proxy in front of the production emulator, our gateway
  * (whose production upstream is that counting proxy) and, for scenario 3, a raw Redis-GET server.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, launchGateway, ROOT } from '../test/support/launcher';
 import type { Children } from './children';
 import { control, loopbackOnly, waitForHttp } from './http';
-import { serviceAccountsEnv } from '../test/support/service-accounts';
-import { DEFINITIONS_KEY, QUERIES, SERVICE_ACCOUNT, TRUSTED_GREETING_ID, type Settings } from './settings';
+import { DEFINITIONS_KEY, PASSWORD, QUERIES, SERVICE_ACCOUNT, TRUSTED_GREETING_ID, USERS, type Settings } from './settings';
 
 /** A started target: where to send requests, and the process to sample. */
 export interface Target {
@@ -78,6 +77,15 @@ function trustedDocumentsFile(): string {
   return file;
 }
 
+/** SERVICE_ACCOUNTS_FILE with the bench's one service account (its limit far above the bench's load). */
+function serviceAccountsFile(): string {
+  const folder = mkdtempSync(path.join(tmpdir(), 'bench-accounts-'));
+  const file = path.join(folder, 'service-accounts.json');
+  const apiKeySha256 = createHash('sha256').update(SERVICE_ACCOUNT.apiKey).digest('hex');
+  writeFileSync(file, JSON.stringify([{ name: SERVICE_ACCOUNT.name, apiKeySha256, email: USERS.pass, passwordEnv: SERVICE_ACCOUNT.passwordEnv, environment: 'sandbox', requestsPerMinute: 1_000_000 }]));
+  return file;
+}
+
 async function startGateway(children: Children, settings: Settings, sandbox: string, production: string): Promise<Target> {
   const { url, pid } = await launchGateway({
     ...children.tracking('gateway', ['stdout', 'stderr']),
@@ -97,8 +105,9 @@ async function startGateway(children: Children, settings: Settings, sandbox: str
       // QUERIES.greeting as a trusted document, for scenario 1's trusted-document row.
       TRUSTED_DOCUMENTS_FILE: trustedDocumentsFile(),
       CREDENTIAL_KEY: randomBytes(32).toString('base64'),
-      // Scenario 2's service-account row: one internal service's Bearer key (SERVICE_ACCOUNTS_FILE and its password).
-      ...serviceAccountsEnv([SERVICE_ACCOUNT]),
+      // Scenario 2's service-account row: one internal service's Bearer key.
+      SERVICE_ACCOUNTS_FILE: serviceAccountsFile(),
+      [SERVICE_ACCOUNT.passwordEnv]: PASSWORD,
       // The limits are not what is measured: lifted far above any load the bench makes.
       RATE_LIMIT_LOGIN: '1000000/1m',
       RATE_LIMIT_LOGIN_ADDRESS: '1000000/1m',
